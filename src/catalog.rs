@@ -1,0 +1,73 @@
+//! Directory → index in one call: load, validate, index.
+//!
+//! In: a catalog root. Out: an [`Index`] and a [`LoadReport`] (counts, timings,
+//! warnings), or every problem found, as displayable lines in a stable order.
+
+use crate::index::{Index, Stats};
+use crate::{model, source};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What a successful load found and how long each stage took.
+#[derive(Clone, Debug, Default)]
+pub struct LoadReport {
+    /// Counts.
+    pub stats: Stats,
+    /// Catalog files read.
+    pub files: usize,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Reading and parsing files.
+    pub parse: Duration,
+    /// Building and validating the model.
+    pub validate: Duration,
+    /// Building the index.
+    pub index: Duration,
+    /// Warnings (e.g. replies too large for Go clients).
+    pub warnings: Vec<String>,
+}
+
+impl LoadReport {
+    /// Total load time.
+    pub fn total(&self) -> Duration {
+        self.parse + self.validate + self.index
+    }
+}
+
+/// Loads, validates and indexes the catalog at `root`.
+pub fn load(root: &Path) -> Result<(Index, LoadReport), Vec<String>> {
+    let t0 = Instant::now();
+    let loaded = source::load_dir(root);
+    let parse = t0.elapsed();
+    let files = loaded.files.len();
+    let bytes = loaded.files.iter().map(|(_, s)| s).sum();
+    let t1 = Instant::now();
+    let model = model::build(loaded)
+        .map_err(|diags| diags.iter().map(ToString::to_string).collect::<Vec<_>>())?;
+    let validate = t1.elapsed();
+    let t2 = Instant::now();
+    let index = Index::build(&model)
+        .map_err(|errs| errs.iter().map(ToString::to_string).collect::<Vec<_>>())?;
+    drop(model);
+    let index_time = t2.elapsed();
+    let warnings = index
+        .oversize_replies()
+        .iter()
+        .map(|o| {
+            format!(
+                "package {:?}, bundle {:?}: its GetBundle reply is {} bytes, above the 4 MiB a Go gRPC client accepts by default",
+                o.package, o.bundle, o.bytes
+            )
+        })
+        .collect();
+    let report = LoadReport {
+        stats: index.stats().clone(),
+        files,
+        bytes,
+        parse,
+        validate,
+        index: index_time,
+        warnings,
+    };
+    Ok((index, report))
+}

@@ -1,0 +1,874 @@
+//! Blobs → a validated catalog model.
+//!
+//! In: the blobs of one catalog ([`crate::source::Loaded`]). Out: a [`Model`] —
+//! packages, channels, bundles and deprecations, decoded and cross-checked — or
+//! every [`Diagnostic`] found. Pure: no I/O.
+//!
+//! Every invariant the reference enforces is checked (see `validate.rs` for the
+//! graph rules), but unlike the reference, which stops at the first error of a
+//! random package, all errors are reported in a stable order (packages by name,
+//! then in the order of the checks), each naming the file and document it comes from.
+//!
+//! Deliberate differences from the reference:
+//! - the check that every channel entry has an `olm.bundle` blob covers every
+//!   channel (the reference checks only the last channel it processed);
+//! - a `defaultChannel` naming no channel is reported as such, not as an empty
+//!   synthesised channel.
+
+mod decode;
+pub mod image_ref;
+pub mod property;
+mod validate;
+
+use crate::source::{Blob, Loaded, Origin};
+use base64::Engine;
+pub use property::{Gvk, PackageRequired, Property};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+
+/// Schema names with a fixed meaning.
+pub mod schema {
+    /// A package.
+    pub const PACKAGE: &str = "olm.package";
+    /// A channel.
+    pub const CHANNEL: &str = "olm.channel";
+    /// A bundle.
+    pub const BUNDLE: &str = "olm.bundle";
+    /// A package's deprecations.
+    pub const DEPRECATIONS: &str = "olm.deprecations";
+}
+
+/// One problem with a catalog: where, which object, what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The blob the problem was found in, when there is one.
+    pub origin: Option<Origin>,
+    /// Package name, or empty.
+    pub package: String,
+    /// Channel name, or empty.
+    pub channel: String,
+    /// Bundle name, or empty.
+    pub bundle: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Diagnostic {
+    fn new(origin: Option<&Origin>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            origin: origin.cloned(),
+            package: String::new(),
+            channel: String::new(),
+            bundle: String::new(),
+            message: message.into(),
+        }
+    }
+
+    fn package(mut self, p: &str) -> Self {
+        self.package = p.to_string();
+        self
+    }
+
+    fn channel(mut self, c: &str) -> Self {
+        self.channel = c.to_string();
+        self
+    }
+
+    fn bundle(mut self, b: &str) -> Self {
+        self.bundle = b.to_string();
+        self
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(origin) = &self.origin {
+            write!(f, "{origin}: ")?;
+        }
+        let mut subject = Vec::new();
+        if !self.package.is_empty() {
+            subject.push(format!("package {:?}", self.package));
+        }
+        if !self.channel.is_empty() {
+            subject.push(format!("channel {:?}", self.channel));
+        }
+        if !self.bundle.is_empty() {
+            subject.push(format!("bundle {:?}", self.bundle));
+        }
+        if !subject.is_empty() {
+            write!(f, "{}: ", subject.join(", "))?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+/// A package icon.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Icon {
+    /// Decoded image bytes.
+    pub data: Vec<u8>,
+    /// Media type, e.g. `image/svg+xml`.
+    pub media_type: String,
+}
+
+/// A validated catalog.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    /// Packages sorted by name.
+    pub packages: Vec<Package>,
+    /// Blobs of other schemas, in walk order.
+    pub custom: Vec<Blob>,
+}
+
+/// A package with its channels and bundles.
+#[derive(Clone, Debug)]
+pub struct Package {
+    /// Name (an RFC 1123 label).
+    pub name: String,
+    /// The default channel's name.
+    pub default_channel: String,
+    /// Description, or empty.
+    pub description: String,
+    /// Icon, if any.
+    pub icon: Option<Icon>,
+    /// Channels sorted by name.
+    pub channels: Vec<Channel>,
+    /// Bundles sorted by name.
+    pub bundles: Vec<Bundle>,
+    /// The package-level deprecation message.
+    pub deprecation: Option<String>,
+    /// Where the `olm.package` blob was read.
+    pub origin: Origin,
+}
+
+impl Package {
+    /// Finds a bundle by name.
+    pub fn bundle(&self, name: &str) -> Option<&Bundle> {
+        self.bundles
+            .binary_search_by(|b| b.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.bundles[i])
+    }
+
+    /// Finds a channel by name.
+    pub fn channel(&self, name: &str) -> Option<&Channel> {
+        self.channels
+            .binary_search_by(|c| c.name.as_str().cmp(name))
+            .ok()
+            .map(|i| &self.channels[i])
+    }
+}
+
+/// A channel: its entries in catalog order and its head.
+#[derive(Clone, Debug)]
+pub struct Channel {
+    /// Name.
+    pub name: String,
+    /// Entries in the order the catalog lists them.
+    pub entries: Vec<Entry>,
+    /// Index into `entries` of the channel head (the entry nothing replaces or skips).
+    pub head: usize,
+    /// The channel-level deprecation message.
+    pub deprecation: Option<String>,
+    /// Where the `olm.channel` blob was read.
+    pub origin: Origin,
+}
+
+impl Channel {
+    /// The head entry.
+    pub fn head_entry(&self) -> &Entry {
+        &self.entries[self.head]
+    }
+}
+
+/// A channel entry: one bundle's place in one channel's upgrade graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Bundle name.
+    pub name: String,
+    /// The bundle this one replaces, or empty.
+    pub replaces: String,
+    /// Bundles this one skips.
+    pub skips: Vec<String>,
+    /// blang range of versions this one skips, or empty.
+    pub skip_range: String,
+}
+
+/// A bundle image reference with a name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RelatedImage {
+    /// Name, may be empty.
+    pub name: String,
+    /// Image reference.
+    pub image: String,
+}
+
+/// A bundle.
+#[derive(Clone, Debug)]
+pub struct Bundle {
+    /// Name (conventionally the CSV name).
+    pub name: String,
+    /// Package name.
+    pub package: String,
+    /// Bundle image, may be empty when the bundle carries its objects.
+    pub image: String,
+    /// Every property in catalog order.
+    pub properties: Vec<Property>,
+    /// Related images.
+    pub related_images: Vec<RelatedImage>,
+    /// `olm.package` version as written.
+    pub version_text: String,
+    /// Parsed version.
+    pub version: semver::Version,
+    /// `olm.package` release, if any.
+    pub release: Option<String>,
+    /// Manifests from `olm.bundle.object` properties, as JSON text, in property order.
+    pub objects: Vec<String>,
+    /// Index into `objects` of the ClusterServiceVersion, if there is one.
+    pub csv_object: Option<usize>,
+    /// The deprecation message, if deprecated.
+    pub deprecation: Option<String>,
+    /// Where the `olm.bundle` blob was read.
+    pub origin: Origin,
+}
+
+impl Bundle {
+    /// `olm.gvk` properties in order.
+    pub fn provided_gvks(&self) -> impl Iterator<Item = &Gvk> {
+        self.properties.iter().filter_map(|p| match &p.parsed {
+            property::Parsed::Gvk(g) => Some(g),
+            _ => None,
+        })
+    }
+
+    /// `olm.gvk.required` properties in order.
+    pub fn required_gvks(&self) -> impl Iterator<Item = &Gvk> {
+        self.properties.iter().filter_map(|p| match &p.parsed {
+            property::Parsed::GvkRequired(g) => Some(g),
+            _ => None,
+        })
+    }
+
+    /// The `olm.csv.metadata` value, if any.
+    pub fn csv_metadata(&self) -> Option<&Value> {
+        self.properties.iter().find_map(|p| match &p.parsed {
+            property::Parsed::CsvMetadata => Some(&p.value),
+            _ => None,
+        })
+    }
+}
+
+/// What model building produced: the model when there are no diagnostics.
+pub type BuildResult = Result<Model, Vec<Diagnostic>>;
+
+/// Builds and validates the model of a loaded catalog. Load errors are turned into
+/// diagnostics first, so a caller gets one list.
+pub fn build(loaded: Loaded) -> BuildResult {
+    let mut diags: Vec<Diagnostic> = loaded
+        .errors
+        .iter()
+        .map(|e| Diagnostic::new(None, e.to_string()))
+        .collect();
+    let model = Builder::default().build(loaded.blobs, &mut diags);
+    if diags.is_empty() {
+        Ok(model)
+    } else {
+        Err(diags)
+    }
+}
+
+/// Matches `^[a-zA-Z0-9][a-zA-Z0-9._-]*$`, the rule for custom schema and package keys.
+pub fn is_valid_meta_key(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+/// RFC 1123 DNS label: lowercase alphanumerics and `-`, alphanumeric at both ends, ≤ 63.
+fn dns_label_problem(name: &str) -> Option<String> {
+    let b = name.as_bytes();
+    if b.len() > 63 {
+        return Some("must be no more than 63 characters".into());
+    }
+    let alnum = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    if !b.iter().all(|c| alnum(c) || *c == b'-')
+        || !b.first().is_some_and(alnum)
+        || !b.last().is_some_and(alnum)
+    {
+        return Some(
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', \
+             and must start and end with an alphanumeric character"
+                .into(),
+        );
+    }
+    None
+}
+
+#[derive(Default)]
+struct Builder {
+    packages: BTreeMap<String, PackageDraft>,
+}
+
+struct PackageDraft {
+    package: Option<Package>,
+    channels: BTreeMap<String, Channel>,
+    bundles: BTreeMap<String, Bundle>,
+    /// Bundle names with a blob that failed to decode (so entries referring to them
+    /// do not also report a missing blob).
+    broken_bundles: BTreeSet<String>,
+    deprecations: Option<Origin>,
+    bundle_deprecations: HashMap<String, String>,
+    channel_deprecations: HashMap<String, String>,
+}
+
+impl PackageDraft {
+    fn new() -> Self {
+        PackageDraft {
+            package: None,
+            channels: BTreeMap::new(),
+            bundles: BTreeMap::new(),
+            broken_bundles: BTreeSet::new(),
+            deprecations: None,
+            bundle_deprecations: HashMap::new(),
+            channel_deprecations: HashMap::new(),
+        }
+    }
+}
+
+impl Builder {
+    fn build(mut self, blobs: Vec<Blob>, diags: &mut Vec<Diagnostic>) -> Model {
+        let mut custom = Vec::new();
+        let mut channels = Vec::new();
+        let mut bundles = Vec::new();
+        let mut deprecations = Vec::new();
+        for blob in blobs {
+            match blob.schema.as_str() {
+                schema::PACKAGE => self.add_package(&blob, diags),
+                schema::CHANNEL => channels.push(blob),
+                schema::BUNDLE => bundles.push(blob),
+                schema::DEPRECATIONS => deprecations.push(blob),
+                _ => {
+                    if let Some(d) = custom_meta_problem(&blob) {
+                        diags.push(d);
+                    } else {
+                        custom.push(blob);
+                    }
+                }
+            }
+        }
+        for blob in &channels {
+            self.add_channel(blob, diags);
+        }
+        for blob in &bundles {
+            self.add_bundle(blob, diags);
+        }
+        for blob in &deprecations {
+            self.add_deprecations(blob, diags);
+        }
+        let mut packages = Vec::new();
+        for (name, draft) in std::mem::take(&mut self.packages) {
+            if let Some(p) = validate::finish_package(&name, draft, diags) {
+                packages.push(p);
+            }
+        }
+        Model { packages, custom }
+    }
+
+    fn add_package(&mut self, blob: &Blob, diags: &mut Vec<Diagnostic>) {
+        let origin = Some(&blob.origin);
+        let Some(obj) = blob.value.as_object() else {
+            return;
+        };
+        let decoded = (|| -> Result<(String, String, Option<Icon>), String> {
+            let default_channel = decode::string(obj, "defaultChannel")?;
+            let description = decode::string(obj, "description")?;
+            let icon = match decode::object(obj, "icon")? {
+                None => None,
+                Some(icon) => {
+                    let data = decode::string(icon, "base64data")?;
+                    let data = base64::engine::general_purpose::STANDARD
+                        .decode(data.replace(['\n', '\r'], ""))
+                        .map_err(|e| format!("icon.base64data: illegal base64 data: {e}"))?;
+                    Some(Icon {
+                        data,
+                        media_type: decode::string(icon, "mediatype")?,
+                    })
+                }
+            };
+            Ok((default_channel, description, icon))
+        })();
+        let name = blob.name.clone();
+        if name.is_empty() {
+            diags.push(Diagnostic::new(origin, "olm.package blob has no name"));
+            return;
+        }
+        let (default_channel, description, icon) = match decoded {
+            Ok(d) => d,
+            Err(e) => {
+                diags.push(Diagnostic::new(origin, format!("parse package: {e}")).package(&name));
+                self.packages.entry(name).or_insert_with(PackageDraft::new);
+                return;
+            }
+        };
+        if let Some(problem) = dns_label_problem(&name) {
+            diags.push(
+                Diagnostic::new(origin, format!("invalid package name {name:?}: {problem}"))
+                    .package(&name),
+            );
+        }
+        let draft = self
+            .packages
+            .entry(name.clone())
+            .or_insert_with(PackageDraft::new);
+        if let Some(first) = &draft.package {
+            diags.push(
+                Diagnostic::new(
+                    origin,
+                    format!(
+                        "duplicate package {name:?} (first defined at {})",
+                        first.origin
+                    ),
+                )
+                .package(&name),
+            );
+            return;
+        }
+        draft.package = Some(Package {
+            name,
+            default_channel,
+            description,
+            icon,
+            channels: Vec::new(),
+            bundles: Vec::new(),
+            deprecation: None,
+            origin: blob.origin.clone(),
+        });
+    }
+
+    fn draft_for(
+        &mut self,
+        blob: &Blob,
+        what: &str,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<&mut PackageDraft> {
+        let origin = Some(&blob.origin);
+        if blob.package.is_empty() {
+            diags.push(Diagnostic::new(
+                origin,
+                format!("package name must be set for {what} {:?}", blob.name),
+            ));
+            return None;
+        }
+        match self.packages.get_mut(&blob.package) {
+            Some(d) if d.package.is_some() => Some(d),
+            _ => {
+                diags.push(
+                    Diagnostic::new(
+                        origin,
+                        format!("unknown package {:?} for {what} {:?}: no olm.package blob has that name", blob.package, blob.name),
+                    )
+                    .package(&blob.package),
+                );
+                None
+            }
+        }
+    }
+
+    fn add_channel(&mut self, blob: &Blob, diags: &mut Vec<Diagnostic>) {
+        let origin = Some(&blob.origin);
+        let package = blob.package.clone();
+        let Some(draft) = self.draft_for(blob, "channel", diags) else {
+            return;
+        };
+        if blob.name.is_empty() {
+            diags.push(Diagnostic::new(origin, "channel has no name").package(&package));
+            return;
+        }
+        let name = blob.name.clone();
+        let err = |m: String| Diagnostic::new(origin, m).package(&package).channel(&name);
+        if let Some(first) = draft.channels.get(&name) {
+            diags.push(err(format!(
+                "duplicate channel {name:?} (first defined at {})",
+                first.origin
+            )));
+            return;
+        }
+        let Some(obj) = blob.value.as_object() else {
+            return;
+        };
+        let items = match decode::objects(obj, "entries") {
+            Ok(items) => items,
+            Err(e) => {
+                diags.push(err(format!("parse channel: {e}")));
+                return;
+            }
+        };
+        let mut entries = Vec::with_capacity(items.len());
+        let mut seen = BTreeSet::new();
+        for (i, item) in items.into_iter().enumerate() {
+            let Some(item) = item else {
+                entries.push(Entry {
+                    name: String::new(),
+                    replaces: String::new(),
+                    skips: Vec::new(),
+                    skip_range: String::new(),
+                });
+                continue;
+            };
+            let entry = (|| -> Result<Entry, String> {
+                Ok(Entry {
+                    name: decode::string(item, "name")?,
+                    replaces: decode::string(item, "replaces")?,
+                    skips: decode::strings(item, "skips")?,
+                    skip_range: decode::string(item, "skipRange")?,
+                })
+            })();
+            match entry {
+                Ok(entry) => {
+                    if entry.name.is_empty() {
+                        diags.push(err(format!("entries[{i}]: name must be set")));
+                        continue;
+                    }
+                    if !seen.insert(entry.name.clone()) {
+                        diags.push(err(format!("duplicate entry {:?}", entry.name)));
+                        continue;
+                    }
+                    entries.push(entry);
+                }
+                Err(e) => diags.push(err(format!("parse channel: entries[{i}]: {e}"))),
+            }
+        }
+        entries.retain(|e| !e.name.is_empty());
+        draft.channels.insert(
+            name.clone(),
+            Channel {
+                name,
+                entries,
+                head: 0,
+                deprecation: None,
+                origin: blob.origin.clone(),
+            },
+        );
+    }
+
+    fn add_bundle(&mut self, blob: &Blob, diags: &mut Vec<Diagnostic>) {
+        let origin = Some(&blob.origin);
+        let package = blob.package.clone();
+        let name = blob.name.clone();
+        let Some(draft) = self.draft_for(blob, "bundle", diags) else {
+            return;
+        };
+        let err = |m: String| Diagnostic::new(origin, m).package(&package).bundle(&name);
+        if name.is_empty() {
+            diags.push(Diagnostic::new(origin, "bundle has no name").package(&package));
+            return;
+        }
+        if let Some(first) = draft.bundles.get(&name) {
+            diags.push(err(format!(
+                "duplicate bundle {name:?} (first defined at {})",
+                first.origin
+            )));
+            return;
+        }
+        let before = diags.len();
+        let bundle = decode_bundle(blob, &err, diags);
+        match bundle {
+            Some(b) if diags.len() == before => {
+                draft.bundles.insert(name, b);
+            }
+            _ => {
+                draft.broken_bundles.insert(name);
+            }
+        }
+    }
+
+    fn add_deprecations(&mut self, blob: &Blob, diags: &mut Vec<Diagnostic>) {
+        let origin = Some(&blob.origin);
+        let package = blob.package.clone();
+        if package.is_empty() {
+            diags.push(Diagnostic::new(
+                origin,
+                "package name must be set for olm.deprecations",
+            ));
+            return;
+        }
+        let Some(draft) = self
+            .packages
+            .get_mut(&package)
+            .filter(|d| d.package.is_some())
+        else {
+            diags.push(
+                Diagnostic::new(
+                    origin,
+                    format!("cannot apply deprecations to an unknown package {package:?}"),
+                )
+                .package(&package),
+            );
+            return;
+        };
+        let err = |m: String| Diagnostic::new(origin, m).package(&package);
+        if let Some(first) = &draft.deprecations {
+            diags.push(err(format!(
+                "expected a maximum of one deprecation per package: {package:?} (first at {first})"
+            )));
+            return;
+        }
+        draft.deprecations = Some(blob.origin.clone());
+        let Some(obj) = blob.value.as_object() else {
+            return;
+        };
+        let items = match decode::objects(obj, "entries") {
+            Ok(items) => items,
+            Err(e) => {
+                diags.push(err(format!("parse deprecation: {e}")));
+                return;
+            }
+        };
+        let mut seen = BTreeSet::new();
+        for (j, item) in items.into_iter().enumerate() {
+            let parsed = (|| -> Result<(String, String, String), String> {
+                let Some(item) = item else {
+                    return Ok(Default::default());
+                };
+                let reference = decode::object(item, "reference")?;
+                let (schema, name) = match reference {
+                    Some(r) => (decode::string(r, "schema")?, decode::string(r, "name")?),
+                    None => (String::new(), String::new()),
+                };
+                Ok((schema, name, decode::string(item, "message")?))
+            })();
+            let (schema, name, message) = match parsed {
+                Ok(p) => p,
+                Err(e) => {
+                    diags.push(err(format!("parse deprecation: entries[{j}]: {e}")));
+                    continue;
+                }
+            };
+            if schema.is_empty() {
+                diags.push(err(format!(
+                    "schema must be set for deprecation entry [{j}]"
+                )));
+                continue;
+            }
+            if !seen.insert((schema.clone(), name.clone())) {
+                diags.push(err(format!(
+                    "duplicate deprecation entry for {schema} {name:?}"
+                )));
+                continue;
+            }
+            if message.is_empty() {
+                diags.push(err(format!(
+                    "invalid deprecation: entry [{j}] ({schema} {name:?}): message must be set"
+                )));
+                continue;
+            }
+            match schema.as_str() {
+                schema::BUNDLE => {
+                    if draft.bundles.contains_key(&name) || draft.broken_bundles.contains(&name) {
+                        draft.bundle_deprecations.insert(name, message);
+                    } else {
+                        diags.push(err(format!(
+                            "cannot deprecate bundle {name:?}: bundle not found"
+                        )));
+                    }
+                }
+                schema::CHANNEL => {
+                    if draft.channels.contains_key(&name) {
+                        draft.channel_deprecations.insert(name, message);
+                    } else {
+                        diags.push(err(format!(
+                            "cannot deprecate channel {name:?}: channel not found"
+                        )));
+                    }
+                }
+                schema::PACKAGE => {
+                    if !name.is_empty() {
+                        diags.push(err(format!(
+                            "package name must be empty for deprecated package {package:?} (specified {name:?})"
+                        )));
+                    } else if let Some(p) = draft.package.as_mut() {
+                        p.deprecation = Some(message);
+                    }
+                }
+                other => diags.push(err(format!(
+                    "cannot deprecate object {other} {name:?}: object schema unknown"
+                ))),
+            }
+        }
+    }
+}
+
+fn custom_meta_problem(blob: &Blob) -> Option<Diagnostic> {
+    let rule = "must match ^[a-zA-Z0-9][a-zA-Z0-9._-]*$";
+    let message = if blob.schema.is_empty() {
+        "invalid custom schema meta: invalid schema: must not be empty (every catalog object needs a \"schema\")".to_string()
+    } else if !is_valid_meta_key(&blob.schema) {
+        format!(
+            "invalid custom schema meta: invalid schema {:?}: {rule}",
+            blob.schema
+        )
+    } else if !blob.package.is_empty() && !is_valid_meta_key(&blob.package) {
+        format!(
+            "invalid custom schema meta: invalid package {:?}: {rule}",
+            blob.package
+        )
+    } else {
+        return None;
+    };
+    Some(Diagnostic::new(Some(&blob.origin), message).package(&blob.package))
+}
+
+fn decode_bundle(
+    blob: &Blob,
+    err: &dyn Fn(String) -> Diagnostic,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Bundle> {
+    let obj = blob.value.as_object()?;
+    let (image, props, related) = match (|| -> Result<_, String> {
+        let image = decode::string(obj, "image")?;
+        let props = decode::objects(obj, "properties")?;
+        let mut related = Vec::new();
+        for (i, item) in decode::objects(obj, "relatedImages")?
+            .into_iter()
+            .enumerate()
+        {
+            let Some(item) = item else { continue };
+            related.push(RelatedImage {
+                name: decode::string(item, "name")
+                    .map_err(|e| format!("relatedImages[{i}]: {e}"))?,
+                image: decode::string(item, "image")
+                    .map_err(|e| format!("relatedImages[{i}]: {e}"))?,
+            });
+        }
+        Ok((image, props, related))
+    })() {
+        Ok(v) => v,
+        Err(e) => {
+            diags.push(err(format!("parse bundle: {e}")));
+            return None;
+        }
+    };
+    let mut properties = Vec::with_capacity(props.len());
+    let mut ok = true;
+    for (i, p) in props.into_iter().enumerate() {
+        match property::parse(i, p) {
+            Ok(p) => properties.push(p),
+            Err(e) => {
+                diags.push(err(format!("parse properties: {e}")));
+                ok = false;
+            }
+        }
+    }
+    if !ok {
+        return None;
+    }
+    let csv_metadata_count = properties
+        .iter()
+        .filter(|p| matches!(p.parsed, property::Parsed::CsvMetadata))
+        .count();
+    if csv_metadata_count > 1 {
+        diags.push(err(format!(
+            "parse properties: expected at most 1 property of type \"olm.csv.metadata\", found {csv_metadata_count}"
+        )));
+    }
+    let package_props: Vec<&property::PackageProp> = properties
+        .iter()
+        .filter_map(|p| match &p.parsed {
+            property::Parsed::Package(pp) => Some(pp),
+            _ => None,
+        })
+        .collect();
+    let [pp] = package_props.as_slice() else {
+        diags.push(err(format!(
+            "must have exactly 1 \"olm.package\" property, found {}",
+            package_props.len()
+        )));
+        return None;
+    };
+    if pp.package_name != blob.package {
+        diags.push(err(format!(
+            "package {:?} does not match \"olm.package\" property {:?}",
+            blob.package, pp.package_name
+        )));
+    }
+    if !image.is_empty() {
+        if let Err(e) = image_ref::validate(&image) {
+            diags.push(err(format!(
+                "image: invalid image pull spec {image:?}: {e}"
+            )));
+        }
+    }
+    for (i, r) in related.iter().enumerate() {
+        if !r.image.is_empty() {
+            if let Err(e) = image_ref::validate(&r.image) {
+                diags.push(err(format!(
+                    "relatedImages[{i}].image: invalid image pull spec {:?}: {e}",
+                    r.image
+                )));
+            }
+        }
+    }
+    let version = match semver::Version::parse(&pp.version) {
+        Ok(v) => v,
+        Err(e) => {
+            diags.push(err(format!(
+                "error parsing bundle version {:?}: {e}",
+                pp.version
+            )));
+            return None;
+        }
+    };
+    if let Some(release) = &pp.release {
+        if let Err(e) = property::validate_release(release) {
+            diags.push(err(format!(
+                "error parsing bundle release version {release:?}: {e}"
+            )));
+        } else {
+            if !version.build.is_empty() {
+                diags.push(err(
+                    "cannot use build metadata in version with a release version".into(),
+                ));
+            }
+            let expected = format!("{}-v{}-{}", blob.package, pp.version, release);
+            if blob.name != expected {
+                diags.push(err(format!(
+                    "name {:?} does not match normalized name {expected:?} (a bundle with a release must be named <package>-v<version>-<release>)",
+                    blob.name
+                )));
+            }
+        }
+    }
+    let (objects, csv_object) = match property::bundle_objects(&properties) {
+        Ok(v) => v,
+        Err(e) => {
+            diags.push(err(e));
+            return None;
+        }
+    };
+    let version_text = pp.version.clone();
+    let release = pp.release.clone();
+    if image.is_empty() && objects.is_empty() {
+        diags.push(err(
+            "bundle image must be set (or the bundle must carry olm.bundle.object properties)"
+                .into(),
+        ));
+    }
+    Some(Bundle {
+        name: blob.name.clone(),
+        package: blob.package.clone(),
+        image,
+        properties,
+        related_images: related,
+        version_text,
+        version,
+        release,
+        objects,
+        csv_object,
+        deprecation: None,
+        origin: blob.origin.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,350 @@
+//! Bundle properties.
+//!
+//! In: one `{type, value}` object from a bundle's `properties`. Out: a [`Property`]
+//! keeping the raw value (served as normalised JSON) and a typed reading of the
+//! types the server understands:
+//!
+//! | type | value |
+//! |---|---|
+//! | `olm.package` | `{packageName, version, release?}` |
+//! | `olm.package.required` | `{packageName, versionRange}` |
+//! | `olm.gvk`, `olm.gvk.required` | `{group, kind, version}` |
+//! | `olm.bundle.object` | `{data}`: standard base64 of a manifest |
+//! | `olm.csv.metadata` | CSV metadata, read when a CSV is synthesised |
+//! | `olm.channel` | `{channelName}` |
+//!
+//! Other types are opaque. A property without a `value` is an error, as in the
+//! reference.
+
+use super::decode;
+use crate::source::json::{self, Html, Numbers};
+use base64::Engine;
+use serde_json::{Map, Value};
+
+/// Property type names.
+pub mod types {
+    /// The bundle's own package and version.
+    pub const PACKAGE: &str = "olm.package";
+    /// A dependency on a package version range.
+    pub const PACKAGE_REQUIRED: &str = "olm.package.required";
+    /// A provided API.
+    pub const GVK: &str = "olm.gvk";
+    /// A required API.
+    pub const GVK_REQUIRED: &str = "olm.gvk.required";
+    /// An embedded manifest.
+    pub const BUNDLE_OBJECT: &str = "olm.bundle.object";
+    /// CSV metadata used instead of an embedded CSV.
+    pub const CSV_METADATA: &str = "olm.csv.metadata";
+    /// The channel a bundle was built for.
+    pub const CHANNEL: &str = "olm.channel";
+    /// A generic dependency constraint (CEL and compound constraints).
+    pub const CONSTRAINT: &str = "olm.constraint";
+}
+
+/// A group/version/kind.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Gvk {
+    /// API group.
+    pub group: String,
+    /// API version.
+    pub version: String,
+    /// Kind.
+    pub kind: String,
+}
+
+/// `olm.package` value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackageProp {
+    /// Package name.
+    pub package_name: String,
+    /// Version text.
+    pub version: String,
+    /// Release, if present.
+    pub release: Option<String>,
+}
+
+/// `olm.package.required` value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackageRequired {
+    /// Required package.
+    pub package_name: String,
+    /// Version range (not validated here, as in the reference).
+    pub version_range: String,
+}
+
+/// The typed reading of a property.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Parsed {
+    /// `olm.package`.
+    Package(PackageProp),
+    /// `olm.package.required`.
+    PackageRequired(PackageRequired),
+    /// `olm.gvk`.
+    Gvk(Gvk),
+    /// `olm.gvk.required`.
+    GvkRequired(Gvk),
+    /// `olm.bundle.object`, decoded bytes.
+    BundleObject(Vec<u8>),
+    /// `olm.csv.metadata` (the value is read when a CSV is synthesised).
+    CsvMetadata,
+    /// `olm.channel`.
+    Channel(String),
+    /// Anything else.
+    Other,
+}
+
+/// One bundle property.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Property {
+    /// `type`.
+    pub typ: String,
+    /// `value` as written.
+    pub value: Value,
+    /// Typed reading.
+    pub parsed: Parsed,
+}
+
+impl Property {
+    /// The value as normalised JSON (sorted keys, compact, `<>&` literal).
+    pub fn value_json(&self) -> String {
+        json::normalized(&self.value)
+    }
+}
+
+/// Parses property `index` of a bundle.
+pub fn parse(index: usize, item: Option<&Map<String, Value>>) -> Result<Property, String> {
+    let Some(item) = item else {
+        return Err(format!(
+            "parse property[{index}]: property must be an object, found null"
+        ));
+    };
+    let typ = decode::string(item, "type").map_err(|e| format!("parse property[{index}]: {e}"))?;
+    let value = decode::field(item, "value").cloned();
+    let ctx = |e: String| format!("parse property[{index}] of type {typ:?}: {e}");
+    let Some(value) = value else {
+        return Err(ctx(
+            "property has no value (unexpected end of JSON input)".into()
+        ));
+    };
+    let parsed = typed(&typ, &value).map_err(ctx)?;
+    Ok(Property { typ, value, parsed })
+}
+
+fn typed(typ: &str, value: &Value) -> Result<Parsed, String> {
+    let empty = Map::new();
+    let obj = |v: &Value| -> Result<Map<String, Value>, String> {
+        Ok(decode::as_object(v, "value")?.unwrap_or(&empty).clone())
+    };
+    Ok(match typ {
+        types::PACKAGE => {
+            let o = obj(value)?;
+            let release = match decode::field(&o, "release") {
+                None | Some(Value::Null) => None,
+                Some(_) => Some(decode::string(&o, "release")?).filter(|r| !r.is_empty()),
+            };
+            Parsed::Package(PackageProp {
+                package_name: decode::string(&o, "packageName")?,
+                version: decode::string(&o, "version")?,
+                release,
+            })
+        }
+        types::PACKAGE_REQUIRED => {
+            let o = obj(value)?;
+            Parsed::PackageRequired(PackageRequired {
+                package_name: decode::string(&o, "packageName")?,
+                version_range: decode::string(&o, "versionRange")?,
+            })
+        }
+        types::GVK | types::GVK_REQUIRED => {
+            let o = obj(value)?;
+            let gvk = Gvk {
+                group: decode::string(&o, "group")?,
+                version: decode::string(&o, "version")?,
+                kind: decode::string(&o, "kind")?,
+            };
+            if typ == types::GVK {
+                Parsed::Gvk(gvk)
+            } else {
+                Parsed::GvkRequired(gvk)
+            }
+        }
+        types::BUNDLE_OBJECT => {
+            let o = obj(value)?;
+            let data = decode::string(&o, "data")?;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(data.replace(['\n', '\r'], ""))
+                .map_err(|e| format!("data: illegal base64 data: {e}"))?;
+            Parsed::BundleObject(bytes)
+        }
+        types::CSV_METADATA => {
+            crate::index::csv::CsvMetadata::from_value(value)?;
+            Parsed::CsvMetadata
+        }
+        types::CHANNEL => Parsed::Channel(decode::string(&obj(value)?, "channelName")?),
+        _ => Parsed::Other,
+    })
+}
+
+/// Checks a release: at most 20 characters of dot-separated semver prerelease identifiers.
+pub fn validate_release(release: &str) -> Result<(), String> {
+    if release.len() > 20 {
+        return Err(format!(
+            "invalid release {release:?}: must be at most 20 characters"
+        ));
+    }
+    for (i, segment) in release.split('.').enumerate() {
+        let problem = if segment.is_empty() {
+            Some("Prerelease is empty".to_string())
+        } else if !segment
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        {
+            Some(format!(
+                "Invalid character(s) found in prerelease {segment:?}"
+            ))
+        } else if segment.len() > 1
+            && segment.starts_with('0')
+            && segment.chars().all(|c| c.is_ascii_digit())
+        {
+            Some(format!(
+                "Numeric PreRelease version must not contain leading zeroes {segment:?}"
+            ))
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            return Err(format!("invalid release {release:?}: segment {i}: {p}"));
+        }
+    }
+    Ok(())
+}
+
+/// Decodes the `olm.bundle.object` manifests of a bundle, in property order, and
+/// finds the ClusterServiceVersion among them.
+///
+/// Manifests starting with `{` are kept verbatim; others are YAML, converted to JSON
+/// with sorted keys and HTML escaping (as Go's `json.Marshal` writes them). The CSV is
+/// the first manifest that decodes and whose `kind` is exactly `ClusterServiceVersion`.
+pub fn bundle_objects(properties: &[Property]) -> Result<(Vec<String>, Option<usize>), String> {
+    let mut objects = Vec::new();
+    let mut csv = None;
+    for (i, p) in properties.iter().enumerate() {
+        let Parsed::BundleObject(bytes) = &p.parsed else {
+            continue;
+        };
+        let text = if bytes.first() == Some(&b'{') {
+            String::from_utf8(bytes.clone()).map_err(|_| {
+                format!("parse property at index {i} as bundle object: manifest is not valid UTF-8")
+            })?
+        } else {
+            let yaml = std::str::from_utf8(bytes).map_err(|_| {
+                format!("parse property at index {i} as bundle object: manifest is not valid UTF-8")
+            })?;
+            match crate::source::yaml::document_to_json(yaml) {
+                Ok(Some(v)) => json::to_string(&v, Html::Escape, Numbers::KeepIntegers),
+                Ok(None) => "null".to_string(),
+                Err(e) => return Err(format!("parse property at index {i} as bundle object: {e}")),
+            }
+        };
+        if csv.is_none() && kind_is_csv(&text) {
+            csv = Some(objects.len());
+        }
+        objects.push(text);
+    }
+    Ok((objects, csv))
+}
+
+fn kind_is_csv(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct KindOnly {
+        kind: Option<Value>,
+    }
+    matches!(
+        serde_json::from_str::<KindOnly>(text),
+        Ok(KindOnly { kind: Some(Value::String(k)) }) if k == "ClusterServiceVersion"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn prop(v: Value) -> Result<Property, String> {
+        parse(0, v.as_object())
+    }
+
+    #[test]
+    fn package_property_fields_match_case_insensitively() {
+        let p = prop(
+            json!({"type": "olm.package", "value": {"PackageName": "foo", "version": "1.0.0"}}),
+        )
+        .expect("valid");
+        assert_eq!(
+            p.parsed,
+            Parsed::Package(PackageProp {
+                package_name: "foo".into(),
+                version: "1.0.0".into(),
+                release: None
+            })
+        );
+    }
+
+    #[test]
+    fn missing_value_is_an_error_naming_index_and_type() {
+        let e = prop(json!({"type": "olm.gvk"})).expect_err("no value");
+        assert!(e.contains("property[0]") && e.contains("olm.gvk"), "{e}");
+    }
+
+    #[test]
+    fn wrongly_typed_field_is_an_error_naming_the_field() {
+        let e =
+            prop(json!({"type": "olm.package", "value": {"packageName": "foo", "version": 1.0}}))
+                .expect_err("number");
+        assert!(e.contains("\"version\"") && e.contains("number"), "{e}");
+    }
+
+    #[test]
+    fn bad_base64_is_an_error() {
+        let e = prop(json!({"type": "olm.bundle.object", "value": {"data": "!!"}}))
+            .expect_err("base64");
+        assert!(e.contains("base64"), "{e}");
+    }
+
+    #[test]
+    fn opaque_types_keep_any_value() {
+        let p = prop(json!({"type": "olm.maxOpenShiftVersion", "value": "4.16"})).expect("valid");
+        assert_eq!(p.parsed, Parsed::Other);
+        assert_eq!(p.value_json(), "\"4.16\"");
+    }
+
+    #[test]
+    fn releases() {
+        assert!(validate_release("alpha.1.0.0").is_ok());
+        assert_eq!(
+            validate_release("!!!").expect_err("bad"),
+            "invalid release \"!!!\": segment 0: Invalid character(s) found in prerelease \"!!!\""
+        );
+        assert!(validate_release("01").is_err());
+        assert!(validate_release(&"a".repeat(21)).is_err());
+    }
+
+    #[test]
+    fn yaml_objects_are_converted_and_json_objects_kept_verbatim() {
+        let enc = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+        let props: Vec<Property> = [
+            json!({"type": "olm.bundle.object", "value": {"data": enc("{ \"kind\": \"ConfigMap\" }")}}),
+            json!({"type": "olm.bundle.object", "value": {"data": enc("kind: ClusterServiceVersion\nspec:\n  x: <b>\n  n: 12\n")}}),
+        ]
+        .into_iter()
+        .map(|v| prop(v).expect("valid"))
+        .collect();
+        let (objects, csv) = bundle_objects(&props).expect("objects");
+        assert_eq!(objects[0], "{ \"kind\": \"ConfigMap\" }");
+        assert_eq!(
+            objects[1],
+            r#"{"kind":"ClusterServiceVersion","spec":{"n":12,"x":"\u003cb\u003e"}}"#
+        );
+        assert_eq!(csv, Some(1));
+    }
+}

@@ -1,0 +1,313 @@
+//! Per-package checks that need the whole package: default channel, channel heads,
+//! replaces chains, stranded bundles, channel membership and duplicate versions.
+//!
+//! The upgrade-graph rules, as the reference applies them:
+//!
+//! 1. **Head**: count an incoming edge for every non-empty `replaces` and every
+//!    `skips` name (targets need not exist). Entries with none are heads; there
+//!    must be exactly one. `skipRange` plays no part.
+//! 2. **Chain**: from the head, follow `replaces` while the target is an entry of the
+//!    channel that no entry skips. Reaching an entry twice is a cycle.
+//! 3. **Stranded**: every entry must be on the chain or skipped by some entry.
+
+use super::{Diagnostic, Package, PackageDraft};
+use crate::version_range::blang;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+pub(super) fn finish_package(
+    name: &str,
+    draft: PackageDraft,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Package> {
+    let PackageDraft {
+        package,
+        channels,
+        mut bundles,
+        broken_bundles,
+        bundle_deprecations,
+        channel_deprecations,
+        ..
+    } = draft;
+    let mut package = package?;
+    let origin = Some(&package.origin);
+    let pkg_err = |m: String| Diagnostic::new(origin, m).package(name);
+
+    if package.default_channel.is_empty() {
+        diags.push(pkg_err("default channel must be set".into()));
+    } else if !channels.contains_key(&package.default_channel) {
+        diags.push(pkg_err(format!(
+            "default channel {:?} not found in channels list (channels: {})",
+            package.default_channel,
+            channels.keys().cloned().collect::<Vec<_>>().join(", ")
+        )));
+    }
+    if channels.is_empty() {
+        diags.push(pkg_err("package must contain at least one channel".into()));
+    }
+
+    let mut in_some_channel: BTreeSet<String> = BTreeSet::new();
+    let mut finished = Vec::with_capacity(channels.len());
+    for (channel_name, mut channel) in channels {
+        let origin = Some(&channel.origin);
+        let ch_err = |m: String| {
+            Diagnostic::new(origin, m)
+                .package(name)
+                .channel(&channel_name)
+        };
+        let missing: Vec<&str> = channel
+            .entries
+            .iter()
+            .filter(|e| !bundles.contains_key(&e.name) && !broken_bundles.contains(&e.name))
+            .map(|e| e.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            diags.push(ch_err(format!(
+                "no olm.bundle blobs found in package {name:?} for olm.channel entries [{}]",
+                missing.join(" ")
+            )));
+        }
+        if channel.entries.is_empty() {
+            diags.push(ch_err("channel must contain at least one bundle".into()));
+            continue;
+        }
+        for entry in &channel.entries {
+            in_some_channel.insert(entry.name.clone());
+            let e_err = |m: String| ch_err(m).bundle(&entry.name);
+            for (i, skip) in entry.skips.iter().enumerate() {
+                if skip.is_empty() {
+                    diags.push(e_err(format!("skip[{i}] is empty")));
+                }
+            }
+            if !entry.skip_range.is_empty() {
+                if let Err(e) = blang::parse(&entry.skip_range) {
+                    diags.push(e_err(format!(
+                        "invalid skipRange {:?}: {e}",
+                        entry.skip_range
+                    )));
+                }
+            }
+        }
+        match graph_problem(&channel.entries) {
+            Ok(head) => channel.head = head,
+            Err(message) => diags.push(ch_err(message)),
+        }
+        channel.deprecation = channel_deprecations.get(&channel_name).cloned();
+        finished.push(channel);
+    }
+
+    for bundle in bundles.values_mut() {
+        if !in_some_channel.contains(&bundle.name) {
+            diags.push(
+                Diagnostic::new(
+                    Some(&bundle.origin),
+                    format!(
+                        "package {name:?}, bundle {:?} not found in any channel entries",
+                        bundle.name
+                    ),
+                )
+                .package(name)
+                .bundle(&bundle.name),
+            );
+        }
+        bundle.deprecation = bundle_deprecations.get(&bundle.name).cloned();
+    }
+
+    let mut by_version: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for bundle in bundles.values() {
+        let mut v = bundle.version.to_string();
+        if let Some(r) = &bundle.release {
+            v.push('-');
+            v.push_str(r);
+        }
+        by_version.entry(v).or_default().push(&bundle.name);
+    }
+    let dups: Vec<String> = by_version
+        .iter()
+        .filter(|(_, names)| names.len() > 1)
+        .map(|(v, names)| format!("{{{v}: [{}]}}", names.join(", ")))
+        .collect();
+    if !dups.is_empty() {
+        diags.push(pkg_err(format!(
+            "duplicate versions found in bundles: [{}]",
+            dups.join(" ")
+        )));
+    }
+
+    package.channels = finished;
+    package.bundles = bundles.into_values().collect();
+    Some(package)
+}
+
+/// Checks one channel's upgrade graph; returns the index of the head entry.
+pub(crate) fn graph_problem(entries: &[super::Entry]) -> Result<usize, String> {
+    let mut incoming: HashMap<&str, usize> = HashMap::new();
+    let mut skipped: BTreeSet<&str> = BTreeSet::new();
+    for e in entries {
+        if !e.replaces.is_empty() {
+            *incoming.entry(&e.replaces).or_default() += 1;
+        }
+        for s in &e.skips {
+            *incoming.entry(s).or_default() += 1;
+            skipped.insert(s);
+        }
+    }
+    let heads: Vec<usize> = (0..entries.len())
+        .filter(|i| !incoming.contains_key(entries[*i].name.as_str()))
+        .collect();
+    let head = match heads.as_slice() {
+        [] => return Err("no channel head found in graph".into()),
+        [h] => *h,
+        many => {
+            let mut names: Vec<&str> = many.iter().map(|i| entries[*i].name.as_str()).collect();
+            names.sort_unstable();
+            return Err(format!(
+                "multiple channel heads found in graph: {}",
+                names.join(", ")
+            ));
+        }
+    };
+    let index: HashMap<&str, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.name.as_str(), i))
+        .collect();
+    let mut on_chain: BTreeSet<&str> = BTreeSet::new();
+    let mut path: Vec<&str> = Vec::new();
+    let mut cur = Some(head);
+    while let Some(i) = cur {
+        let e = &entries[i];
+        path.push(&e.name);
+        if !on_chain.insert(&e.name) {
+            return Err(format!(
+                "detected cycle in replaces chain of upgrade graph: {}",
+                path.join(" -> ")
+            ));
+        }
+        cur = if e.replaces.is_empty() || skipped.contains(e.replaces.as_str()) {
+            None
+        } else {
+            index.get(e.replaces.as_str()).copied()
+        };
+    }
+    let mut stranded: Vec<&str> = entries
+        .iter()
+        .map(|e| e.name.as_str())
+        .filter(|n| !on_chain.contains(n) && !skipped.contains(n))
+        .collect();
+    if !stranded.is_empty() {
+        stranded.sort_unstable();
+        return Err(format!(
+            "channel contains one or more stranded bundles: {}",
+            stranded.join(", ")
+        ));
+    }
+    Ok(head)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Entry;
+    use super::graph_problem;
+    use proptest::prelude::*;
+
+    fn e(name: &str, replaces: &str, skips: &[&str]) -> Entry {
+        Entry {
+            name: name.into(),
+            replaces: replaces.into(),
+            skips: skips.iter().map(|s| s.to_string()).collect(),
+            skip_range: String::new(),
+        }
+    }
+
+    #[test]
+    fn linear_chain_has_its_newest_entry_as_head() {
+        let entries = [e("a", "", &[]), e("b", "a", &[]), e("c", "b", &[])];
+        assert_eq!(graph_problem(&entries), Ok(2));
+    }
+
+    #[test]
+    fn tail_may_replace_an_absent_bundle() {
+        assert_eq!(graph_problem(&[e("b", "a", &[])]), Ok(0));
+    }
+
+    #[test]
+    fn two_heads_are_named_sorted() {
+        let r = graph_problem(&[e("z", "", &[]), e("a", "", &[])]);
+        assert_eq!(r, Err("multiple channel heads found in graph: a, z".into()));
+    }
+
+    #[test]
+    fn a_cycle_has_no_head() {
+        let r = graph_problem(&[e("a", "b", &[]), e("b", "a", &[])]);
+        assert_eq!(r, Err("no channel head found in graph".into()));
+    }
+
+    #[test]
+    fn a_cycle_below_the_head_is_reported_with_its_path() {
+        let r = graph_problem(&[e("h", "a", &[]), e("a", "b", &[]), e("b", "a", &[])]);
+        assert_eq!(
+            r,
+            Err("detected cycle in replaces chain of upgrade graph: h -> a -> b -> a".into())
+        );
+    }
+
+    #[test]
+    fn skipped_entries_are_not_stranded() {
+        let entries = [e("a", "", &[]), e("b", "", &["a"])];
+        assert_eq!(graph_problem(&entries), Ok(1));
+    }
+
+    #[test]
+    fn unreachable_entries_are_stranded() {
+        let entries = [
+            e("a", "", &[]),
+            e("x", "", &["q"]),
+            e("c", "a", &["x"]),
+            e("d", "", &["c"]),
+        ];
+        // d is head, skips c; the chain stops at d; a is neither on the chain nor skipped.
+        assert_eq!(
+            graph_problem(&entries),
+            Err("channel contains one or more stranded bundles: a".into())
+        );
+    }
+
+    proptest! {
+        /// Any linear replaces chain, given in any order, is valid and headed by its last link.
+        #[test]
+        fn shuffled_linear_chains_are_valid(n in 1usize..30, seed in any::<u64>()) {
+            let mut entries: Vec<Entry> = (0..n)
+                .map(|i| e(&format!("b{i}"), &if i == 0 { String::new() } else { format!("b{}", i - 1) }, &[]))
+                .collect();
+            // deterministic shuffle
+            let mut s = seed;
+            for i in (1..entries.len()).rev() {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                entries.swap(i, (s >> 33) as usize % (i + 1));
+            }
+            let head = graph_problem(&entries).expect("valid chain");
+            prop_assert_eq!(&entries[head].name, &format!("b{}", n - 1));
+        }
+
+        /// Closing a chain into a loop is always rejected.
+        #[test]
+        fn loops_are_always_rejected(n in 1usize..20) {
+            let entries: Vec<Entry> = (0..n)
+                .map(|i| e(&format!("b{i}"), &format!("b{}", (i + n - 1) % n), &[]))
+                .collect();
+            prop_assert!(graph_problem(&entries).is_err());
+        }
+
+        /// The graph check never panics on arbitrary small graphs.
+        #[test]
+        fn arbitrary_graphs_never_panic(edges in proptest::collection::vec((0u8..6, 0u8..7, proptest::collection::vec(0u8..7, 0..3)), 0..8)) {
+            let entries: Vec<Entry> = edges.iter().map(|(n, r, s)| Entry {
+                name: format!("b{n}"),
+                replaces: if *r == 6 { String::new() } else { format!("b{r}") },
+                skips: s.iter().map(|x| format!("b{x}")).collect(),
+                skip_range: String::new(),
+            }).collect();
+            let _ = graph_problem(&entries);
+        }
+    }
+}

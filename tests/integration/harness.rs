@@ -1,0 +1,123 @@
+//! `TestServer`: loads a catalog, binds 127.0.0.1:0, serves until dropped.
+
+use fbc_registry::api::registry_client::RegistryClient;
+use fbc_registry::api::{self};
+use fbc_registry::snapshot::{Catalog, Publisher};
+use std::path::{Path, PathBuf};
+use tokio::sync::oneshot;
+use tonic::transport::Channel;
+
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+#[allow(dead_code)]
+pub struct TestServer {
+    pub addr: std::net::SocketAddr,
+    pub catalog: Catalog,
+    pub publisher: Publisher,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl TestServer {
+    /// Loads `dir` and serves it.
+    pub async fn start(dir: &Path) -> TestServer {
+        let (index, _) = fbc_registry::catalog::load(dir)
+            .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()));
+        let (mut publisher, catalog) = Publisher::new();
+        publisher.publish(index);
+        Self::serve(publisher, catalog).await
+    }
+
+    pub async fn serve(publisher: Publisher, catalog: Catalog) -> TestServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (tx, rx) = oneshot::channel();
+        let c = catalog.clone();
+        let task = tokio::spawn(async move {
+            fbc_registry::server::serve(listener, c, async {
+                let _ = rx.await;
+            })
+            .await
+            .expect("server");
+        });
+        TestServer {
+            addr,
+            catalog,
+            publisher,
+            stop: Some(tx),
+            task: Some(task),
+        }
+    }
+
+    pub async fn channel(&self) -> Channel {
+        Channel::from_shared(format!("http://{}", self.addr))
+            .expect("uri")
+            .connect()
+            .await
+            .expect("connect")
+    }
+
+    pub async fn client(&self) -> RegistryClient<Channel> {
+        RegistryClient::new(self.channel().await).max_decoding_message_size(64 * 1024 * 1024)
+    }
+
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(t) = self.task.take() {
+            t.await.expect("server task");
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+pub async fn collect<T>(mut s: tonic::Streaming<T>) -> Vec<T> {
+    let mut out = Vec::new();
+    while let Some(item) = s.message().await.expect("stream item") {
+        out.push(item);
+    }
+    out
+}
+
+pub fn gvk_req(group: &str, version: &str, kind: &str) -> api::GetAllProvidersRequest {
+    api::GetAllProvidersRequest {
+        group: group.into(),
+        version: version.into(),
+        kind: kind.into(),
+        plural: String::new(),
+    }
+}
+
+/// (channel, bundle, replaces) of channel entries, sorted.
+pub fn entry_triples(entries: &[api::ChannelEntry]) -> Vec<(String, String, String)> {
+    let mut v: Vec<_> = entries
+        .iter()
+        .map(|e| {
+            (
+                e.channel_name.clone(),
+                e.bundle_name.clone(),
+                e.replaces.clone(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+pub fn s(x: &str) -> String {
+    x.to_string()
+}

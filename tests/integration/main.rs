@@ -1,0 +1,12 @@
+//! Integration tests: the real server on a loopback port, a generated client.
+//!
+//! One binary, one module per concern:
+//! - `conformance`: the reference project's own expectations (spec §7.1–§7.5);
+//! - `shared_catalogs`: every real catalog in `../shared/catalogs` (path from
+//!   `FBC_SHARED_CATALOGS`; skipped outside CI when unset, fails in CI);
+//! - `server`: health, reflection, status codes, request limits, startup rules.
+
+mod conformance;
+mod harness;
+mod server;
+mod shared_catalogs;

@@ -1,0 +1,212 @@
+//! Every real catalog in `../shared/catalogs`, located by `FBC_SHARED_CATALOGS`
+//! (set by `.ci/run`). Without it the tests are skipped, except under CI, where a
+//! missing path is a failure.
+
+use crate::harness::*;
+use fbc_registry::api;
+use std::path::PathBuf;
+
+fn shared_root() -> Option<PathBuf> {
+    match std::env::var_os("FBC_SHARED_CATALOGS") {
+        Some(p) => {
+            let p = PathBuf::from(p);
+            assert!(
+                p.is_dir(),
+                "FBC_SHARED_CATALOGS={} is not a directory",
+                p.display()
+            );
+            Some(p)
+        }
+        None => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must set FBC_SHARED_CATALOGS to ../shared/catalogs"
+            );
+            eprintln!("FBC_SHARED_CATALOGS is not set: skipping the shared-catalog tests");
+            None
+        }
+    }
+}
+
+/// (folder, packages, channels, bundles, channel entries)
+const EXPECTED: [(&str, usize, usize, usize, usize); 5] = [
+    ("community-v4.16", 21, 35, 275, 339),
+    ("community-v4.20", 37, 85, 803, 929),
+    ("rhoai-3.5-v4.22", 1, 23, 77, 550),
+    ("rhtpa-v4.18", 1, 4, 13, 16),
+    ("submariner-4.16", 1, 8, 25, 25),
+];
+
+#[test]
+fn every_shared_catalog_loads_with_its_published_counts() {
+    let Some(root) = shared_root() else { return };
+    let mut found: Vec<String> = std::fs::read_dir(&root)
+        .expect("read shared catalogs")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    let expected: Vec<&str> = EXPECTED.iter().map(|e| e.0).collect();
+    assert_eq!(
+        found, expected,
+        "a new catalog needs its counts pinned here"
+    );
+    for (name, packages, channels, bundles, entries) in EXPECTED {
+        let (index, _) = fbc_registry::catalog::load(&root.join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e:#?}"));
+        let s = index.stats();
+        assert_eq!(
+            (s.packages, s.channels, s.bundles, s.copies),
+            (packages, channels, bundles, entries),
+            "{name}"
+        );
+    }
+}
+
+async fn exercise(name: &str) {
+    let Some(root) = shared_root() else { return };
+    let dir = root.join(name);
+    let server = TestServer::start(&dir).await;
+    let mut c = server.client().await;
+    let expected_entries = EXPECTED
+        .iter()
+        .find(|e| e.0 == name)
+        .map(|e| e.4)
+        .unwrap_or_default();
+    let packages = collect(
+        c.list_packages(api::ListPackageRequest {})
+            .await
+            .expect("rpc")
+            .into_inner(),
+    )
+    .await;
+    let mut channels_seen = 0;
+    for p in &packages {
+        let pkg = c
+            .get_package(api::GetPackageRequest {
+                name: p.name.clone(),
+            })
+            .await
+            .expect("GetPackage")
+            .into_inner();
+        for ch in &pkg.channels {
+            channels_seen += 1;
+            let head = c
+                .get_bundle_for_channel(api::GetBundleInChannelRequest {
+                    pkg_name: p.name.clone(),
+                    channel_name: ch.name.clone(),
+                })
+                .await
+                .expect("GetBundleForChannel")
+                .into_inner();
+            assert_eq!(head.csv_name, ch.csv_name);
+            let csv: serde_json::Value = serde_json::from_str(&head.csv_json)
+                .unwrap_or_else(|e| panic!("{}/{}: csvJson does not parse: {e}", p.name, ch.name));
+            assert_eq!(
+                csv["kind"], "ClusterServiceVersion",
+                "{}/{}",
+                p.name, ch.name
+            );
+            assert!(csv["apiVersion"].is_string(), "{}/{}", p.name, ch.name);
+            let same = c
+                .get_bundle(api::GetBundleRequest {
+                    pkg_name: p.name.clone(),
+                    channel_name: ch.name.clone(),
+                    csv_name: ch.csv_name.clone(),
+                })
+                .await
+                .expect("GetBundle")
+                .into_inner();
+            assert_eq!(same, head);
+            if !head.replaces.is_empty() {
+                let _ = c
+                    .get_bundle_that_replaces(api::GetReplacementRequest {
+                        csv_name: head.replaces.clone(),
+                        pkg_name: p.name.clone(),
+                        channel_name: ch.name.clone(),
+                    })
+                    .await;
+            }
+            for gvk in &head.provided_apis {
+                let entries = collect(
+                    c.get_channel_entries_that_provide(gvk_req(
+                        &gvk.group,
+                        &gvk.version,
+                        &gvk.kind,
+                    ))
+                    .await
+                    .expect("provide")
+                    .into_inner(),
+                )
+                .await;
+                assert!(
+                    entries
+                        .iter()
+                        .any(|e| e.bundle_name == head.csv_name && e.channel_name == ch.name)
+                );
+                let latest = collect(
+                    c.get_latest_channel_entries_that_provide(api::GetLatestProvidersRequest {
+                        group: gvk.group.clone(),
+                        version: gvk.version.clone(),
+                        kind: gvk.kind.clone(),
+                        plural: String::new(),
+                    })
+                    .await
+                    .expect("latest")
+                    .into_inner(),
+                )
+                .await;
+                assert!(latest.iter().any(|e| e.bundle_name == head.csv_name));
+            }
+        }
+    }
+    assert_eq!(
+        channels_seen,
+        EXPECTED
+            .iter()
+            .find(|e| e.0 == name)
+            .map(|e| e.2)
+            .unwrap_or_default()
+    );
+    let bundles = collect(
+        c.list_bundles(api::ListBundlesRequest {})
+            .await
+            .expect("rpc")
+            .into_inner(),
+    )
+    .await;
+    assert_eq!(
+        bundles.len(),
+        expected_entries,
+        "one ListBundles message per channel entry"
+    );
+    for b in &bundles {
+        if !b.replaces.is_empty() {
+            let r = collect(
+                c.get_channel_entries_that_replace(api::GetAllReplacementsRequest {
+                    csv_name: b.replaces.clone(),
+                })
+                .await
+                .expect("replace")
+                .into_inner(),
+            )
+            .await;
+            assert!(
+                r.iter()
+                    .any(|e| e.bundle_name == b.csv_name && e.channel_name == b.channel_name)
+            );
+        }
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn community_v4_16_answers_every_rpc() {
+    exercise("community-v4.16").await;
+}
+
+#[tokio::test]
+async fn community_v4_20_answers_every_rpc_with_synthesised_csvs() {
+    exercise("community-v4.20").await;
+}

@@ -158,6 +158,7 @@ fn init_logging(debug: bool) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
 }
 
@@ -186,6 +187,9 @@ fn log_loaded(dir: &Path, report: &LoadReport, generation: u64) {
         files = report.files,
         bytes = report.bytes,
         load_ms = report.total().as_millis() as u64,
+        parse_ms = report.parse.as_millis() as u64,
+        validate_ms = report.validate.as_millis() as u64,
+        index_ms = report.index.as_millis() as u64,
         "catalog loaded"
     );
     for w in &report.warnings {

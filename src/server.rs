@@ -57,6 +57,7 @@ pub async fn serve(
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(crate::FILE_DESCRIPTOR_SET)
             .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET)
             .register_encoded_file_descriptor_set(
                 tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET,
             )
@@ -80,7 +81,7 @@ pub async fn serve(
         .add_service(HealthServer::new(Health::new(catalog)))
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await
 }
 
@@ -96,8 +97,22 @@ async fn serve_without_reflection(
             catalog.clone(),
         )))
         .add_service(HealthServer::new(Health::new(catalog)))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await
+}
+
+/// Accepted connections with Nagle's algorithm off, as Go's net package does:
+/// small unary replies are not held back waiting for an ACK.
+fn incoming(
+    listener: TcpListener,
+) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
+    use tokio_stream::StreamExt;
+    TcpListenerStream::new(listener).map(|conn| {
+        if let Ok(stream) = &conn {
+            let _ = stream.set_nodelay(true);
+        }
+        conn
+    })
 }
 
 /// Logs one debug line per call: method, and time to the response headers.

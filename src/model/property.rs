@@ -132,35 +132,35 @@ pub fn parse(index: usize, item: Option<&Map<String, Value>>) -> Result<Property
 
 fn typed(typ: &str, value: &Value) -> Result<Parsed, String> {
     let empty = Map::new();
-    let obj = |v: &Value| -> Result<Map<String, Value>, String> {
-        Ok(decode::as_object(v, "value")?.unwrap_or(&empty).clone())
+    let obj = |v| -> Result<&Map<String, Value>, String> {
+        Ok(decode::as_object(v, "value")?.unwrap_or(&empty))
     };
     Ok(match typ {
         types::PACKAGE => {
             let o = obj(value)?;
-            let release = match decode::field(&o, "release") {
+            let release = match decode::field(o, "release") {
                 None | Some(Value::Null) => None,
-                Some(_) => Some(decode::string(&o, "release")?).filter(|r| !r.is_empty()),
+                Some(_) => Some(decode::string(o, "release")?).filter(|r| !r.is_empty()),
             };
             Parsed::Package(PackageProp {
-                package_name: decode::string(&o, "packageName")?,
-                version: decode::string(&o, "version")?,
+                package_name: decode::string(o, "packageName")?,
+                version: decode::string(o, "version")?,
                 release,
             })
         }
         types::PACKAGE_REQUIRED => {
             let o = obj(value)?;
             Parsed::PackageRequired(PackageRequired {
-                package_name: decode::string(&o, "packageName")?,
-                version_range: decode::string(&o, "versionRange")?,
+                package_name: decode::string(o, "packageName")?,
+                version_range: decode::string(o, "versionRange")?,
             })
         }
         types::GVK | types::GVK_REQUIRED => {
             let o = obj(value)?;
             let gvk = Gvk {
-                group: decode::string(&o, "group")?,
-                version: decode::string(&o, "version")?,
-                kind: decode::string(&o, "kind")?,
+                group: decode::string(o, "group")?,
+                version: decode::string(o, "version")?,
+                kind: decode::string(o, "kind")?,
             };
             if typ == types::GVK {
                 Parsed::Gvk(gvk)
@@ -170,7 +170,7 @@ fn typed(typ: &str, value: &Value) -> Result<Parsed, String> {
         }
         types::BUNDLE_OBJECT => {
             let o = obj(value)?;
-            let data = decode::string(&o, "data")?;
+            let data = decode::string(o, "data")?;
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(data.replace(['\n', '\r'], ""))
                 .map_err(|e| format!("data: illegal base64 data: {e}"))?;
@@ -180,7 +180,7 @@ fn typed(typ: &str, value: &Value) -> Result<Parsed, String> {
             crate::index::csv::CsvMetadata::from_value(value)?;
             Parsed::CsvMetadata
         }
-        types::CHANNEL => Parsed::Channel(decode::string(&obj(value)?, "channelName")?),
+        types::CHANNEL => Parsed::Channel(decode::string(obj(value)?, "channelName")?),
         _ => Parsed::Other,
     })
 }

@@ -216,6 +216,30 @@ async fn reflection_lists_every_service() {
 }
 
 #[tokio::test]
+async fn reflection_v1alpha_lists_every_service_too() {
+    use tonic_reflection::pb::v1alpha::ServerReflectionRequest;
+    use tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1alpha::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1alpha::server_reflection_response::MessageResponse;
+    let server = TestServer::start(&fixture("catalog-b")).await;
+    let mut r = ServerReflectionClient::new(server.channel().await);
+    let req = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut stream = r
+        .server_reflection_info(tokio_stream::iter(vec![req]))
+        .await
+        .expect("reflection")
+        .into_inner();
+    let resp = stream.message().await.expect("reply").expect("one reply");
+    let Some(MessageResponse::ListServicesResponse(list)) = resp.message_response else {
+        panic!("unexpected {resp:?}")
+    };
+    assert_eq!(list.service.len(), 5, "{:?}", list.service);
+}
+
+#[tokio::test]
 async fn list_bundles_streams_interleave_with_unary_calls_on_one_connection() {
     let server = TestServer::start(&fixture("catalog-a")).await;
     let mut c = server.client().await;

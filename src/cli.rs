@@ -82,6 +82,13 @@ pub struct ServeArgs {
     /// Accepted for compatibility; ignored.
     #[arg(long)]
     pub pprof_capture_profiles: bool,
+    /// Watch the catalog and reload it in place when its files change (`--watch=false`
+    /// to read it once, like `opm serve`). SIGHUP reloads either way.
+    #[arg(long, num_args = 0..=1, default_value_t = true, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub watch: bool,
+    /// Quiet time after the last file change before a reload starts (e.g. 250ms, 2s).
+    #[arg(long, default_value = "250ms", value_parser = crate::reload::parse_duration)]
+    pub reload_debounce: std::time::Duration,
 }
 
 impl ServeArgs {
@@ -239,7 +246,19 @@ fn serve(args: &ServeArgs) -> ExitCode {
             .map_err(|e| format!("failed to listen on port {}: {e}", args.port))?;
         let addr = listener.local_addr().map(|a| a.to_string()).unwrap_or_default();
         tracing::info!(address = %addr, port = args.port, configs = %args.dir.display(), "serving registry");
-        let _publisher = publisher;
+        let reload = crate::reload::spawn(
+            crate::reload::ReloadConfig {
+                root: args.dir.clone(),
+                watch: args.watch,
+                debounce: args.reload_debounce,
+                sighup: true,
+            },
+            publisher,
+        );
+        if args.watch {
+            tracing::info!(debounce_ms = args.reload_debounce.as_millis() as u64, "watching the catalog for changes");
+        }
+        let _reload = reload;
         crate::server::serve(listener, catalog, shutdown_signal())
             .await
             .map_err(|e| format!("server failed: {e}"))

@@ -17,6 +17,7 @@
 //! | [`catalog`] | directory → index, in one call with a report |
 //! | [`snapshot`] | index → the published, atomically swapped catalog |
 //! | [`service`] | snapshot + requests → replies |
+//! | [`reload`] | file changes, SIGHUP → new snapshots, or the last good one kept |
 //! | [`server`] | config + catalog → listening gRPC server |
 //! | [`cli`] | command line → the above |
 //!
@@ -39,6 +40,7 @@ pub mod catalog;
 pub mod cli;
 pub mod index;
 pub mod model;
+pub mod reload;
 pub mod server;
 pub mod service;
 pub mod snapshot;

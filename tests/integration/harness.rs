@@ -2,6 +2,7 @@
 
 use fbc_registry::api::registry_client::RegistryClient;
 use fbc_registry::api::{self};
+use fbc_registry::reload::{ReloadConfig, ReloadHandle};
 use fbc_registry::snapshot::{Catalog, Publisher};
 use std::path::{Path, PathBuf};
 use tokio::sync::oneshot;
@@ -30,6 +31,29 @@ impl TestServer {
         let (mut publisher, catalog) = Publisher::new();
         publisher.publish(index);
         Self::serve(publisher, catalog).await
+    }
+
+    /// Loads `dir` and serves it with hot reload (`watch` on or off).
+    pub async fn start_reloading(
+        dir: &Path,
+        watch: bool,
+        debounce: std::time::Duration,
+    ) -> (TestServer, ReloadHandle) {
+        let (index, _) = fbc_registry::catalog::load(dir)
+            .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()));
+        let (mut publisher, catalog) = Publisher::new();
+        publisher.publish(index);
+        let handle = fbc_registry::reload::spawn(
+            ReloadConfig {
+                root: dir.to_path_buf(),
+                watch,
+                debounce,
+                sighup: false,
+            },
+            publisher,
+        );
+        let (placeholder, _) = Publisher::new();
+        (Self::serve(placeholder, catalog).await, handle)
     }
 
     pub async fn serve(publisher: Publisher, catalog: Catalog) -> TestServer {
@@ -120,4 +144,48 @@ pub fn entry_triples(entries: &[api::ChannelEntry]) -> Vec<(String, String, Stri
 
 pub fn s(x: &str) -> String {
     x.to_string()
+}
+
+/// Copies a directory tree (files and directories only).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read_dir") {
+        let e = e.expect("entry");
+        let target = to.join(e.file_name());
+        if e.file_type().expect("type").is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// Replaces `from` with `to` in a file.
+pub fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).expect("read");
+    assert!(
+        text.contains(from),
+        "{} does not contain {from:?}",
+        path.display()
+    );
+    std::fs::write(path, text.replacen(from, to, 1)).expect("write");
+}
+
+/// Polls `check` until it holds or `within` passes.
+pub async fn eventually<F, Fut>(within: std::time::Duration, what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        if check().await {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for: {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }

@@ -1,0 +1,250 @@
+//! Hot reload: file changes and SIGHUP → a new snapshot, or the old one kept.
+//!
+//! In: the catalog root, the one [`Publisher`], and triggers (file-system events
+//! from a notify watcher, SIGHUP, [`ReloadHandle::trigger`]). Out: new snapshot
+//! generations, published atomically; failed rebuilds logged and counted.
+//!
+//! # Rules
+//!
+//! 1. **Coalesce**: after a trigger, wait until nothing has happened for the
+//!    debounce interval (trailing edge), but never longer than [`MAX_DEBOUNCE_WAIT`]
+//!    in total, so a directory that changes forever still gets reloaded.
+//! 2. **One rebuild at a time**, on a blocking thread, off the request path.
+//!    Triggers that arrive meanwhile queue as one pending reload, which runs next
+//!    and re-reads the whole tree: the latest state on disk always wins.
+//! 3. **Keep the last good catalog**: a rebuild that fails to load or validate
+//!    never replaces the served snapshot; every error is logged with its file and
+//!    counted in [`ReloadStats`]. Health stays SERVING.
+//! 4. **Watch what Kubernetes and editors do**: the root is watched recursively
+//!    (write-then-rename saves, `cp -r`, `git checkout`, ConfigMap `..data` symlink
+//!    swaps) and its parent directory too, so a root that is deleted and
+//!    re-created or renamed over is seen; the watch is re-armed after every reload.
+//!    Access events (our own reads) are ignored.
+//! 5. In-flight calls finish on the snapshot they started with; new calls see
+//!    the new one (see [`crate::snapshot`]).
+
+use crate::catalog;
+use crate::snapshot::Publisher;
+use notify::{EventKind, RecursiveMode, Watcher};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// A debounce never delays a reload by more than this.
+pub const MAX_DEBOUNCE_WAIT: Duration = Duration::from_secs(5);
+
+/// How reloading is set up.
+#[derive(Clone, Debug)]
+pub struct ReloadConfig {
+    /// The catalog root.
+    pub root: PathBuf,
+    /// Watch the file system (SIGHUP and [`ReloadHandle::trigger`] work either way).
+    pub watch: bool,
+    /// Quiet time after the last change before a rebuild starts.
+    pub debounce: Duration,
+    /// Reload on SIGHUP.
+    pub sighup: bool,
+}
+
+/// Counters of reload outcomes (exported as metrics when those land).
+#[derive(Debug, Default)]
+pub struct ReloadStats {
+    /// Successful reloads (new generations published).
+    pub succeeded: AtomicU64,
+    /// Rebuilds that failed; the previous snapshot stayed.
+    pub failed: AtomicU64,
+    /// Duration of the last successful rebuild, in microseconds.
+    pub last_rebuild_us: AtomicU64,
+}
+
+/// Handle on the reload task.
+#[derive(Clone, Debug)]
+pub struct ReloadHandle {
+    trigger: mpsc::Sender<()>,
+    /// Outcome counters.
+    pub stats: Arc<ReloadStats>,
+}
+
+impl ReloadHandle {
+    /// Asks for a reload (coalesced with any pending one).
+    pub fn trigger(&self) {
+        let _ = self.trigger.try_send(());
+    }
+}
+
+/// Starts the reload task on the current tokio runtime.
+pub fn spawn(config: ReloadConfig, publisher: Publisher) -> ReloadHandle {
+    let (tx, rx) = mpsc::channel(1);
+    let stats = Arc::new(ReloadStats::default());
+    let handle = ReloadHandle {
+        trigger: tx.clone(),
+        stats: stats.clone(),
+    };
+    if config.sighup {
+        spawn_sighup(tx.clone());
+    }
+    // Armed before returning, so no change made after `spawn` returns is missed.
+    let watcher = if config.watch {
+        arm_watcher(&config.root, &tx)
+    } else {
+        None
+    };
+    tokio::spawn(run(config, publisher, watcher, tx, rx, stats));
+    handle
+}
+
+#[cfg(unix)]
+fn spawn_sighup(tx: mpsc::Sender<()>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    match signal(SignalKind::hangup()) {
+        Ok(mut hup) => {
+            tokio::spawn(async move {
+                while hup.recv().await.is_some() {
+                    tracing::info!("SIGHUP: reloading the catalog");
+                    let _ = tx.try_send(());
+                }
+            });
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot listen for SIGHUP; reload on signal is off"),
+    }
+}
+
+#[cfg(not(unix))]
+fn spawn_sighup(_tx: mpsc::Sender<()>) {}
+
+async fn run(
+    config: ReloadConfig,
+    mut publisher: Publisher,
+    mut watcher: Option<notify::RecommendedWatcher>,
+    tx: mpsc::Sender<()>,
+    mut rx: mpsc::Receiver<()>,
+    stats: Arc<ReloadStats>,
+) {
+    while rx.recv().await.is_some() {
+        let first = Instant::now();
+        loop {
+            let left = MAX_DEBOUNCE_WAIT.saturating_sub(first.elapsed());
+            if left.is_zero() {
+                break;
+            }
+            match tokio::time::timeout(config.debounce.min(left), rx.recv()).await {
+                Ok(Some(())) => continue,
+                Ok(None) => return,
+                Err(_) => break,
+            }
+        }
+        let root = config.root.clone();
+        let started = Instant::now();
+        let result = tokio::task::spawn_blocking(move || catalog::load(&root)).await;
+        match result {
+            Ok(Ok((index, report))) => {
+                let generation = publisher.publish(index);
+                stats.succeeded.fetch_add(1, Ordering::Relaxed);
+                stats
+                    .last_rebuild_us
+                    .store(started.elapsed().as_micros() as u64, Ordering::Relaxed);
+                let s = &report.stats;
+                tracing::info!(
+                    generation,
+                    packages = s.packages,
+                    channels = s.channels,
+                    bundles = s.bundles,
+                    channel_entries = s.copies,
+                    load_ms = report.total().as_millis() as u64,
+                    since_change_ms = first.elapsed().as_millis() as u64,
+                    "catalog reloaded"
+                );
+                for w in &report.warnings {
+                    tracing::warn!("{w}");
+                }
+            }
+            Ok(Err(errors)) => {
+                let failed = stats.failed.fetch_add(1, Ordering::Relaxed) + 1;
+                for e in &errors {
+                    tracing::warn!("reload rejected: {e}");
+                }
+                tracing::error!(
+                    errors = errors.len(),
+                    failed_reloads = failed,
+                    "the changed catalog is invalid; still serving the last good catalog"
+                );
+            }
+            Err(e) => {
+                stats.failed.fetch_add(1, Ordering::Relaxed);
+                tracing::error!(error = %e, "the rebuild task failed; still serving the last good catalog");
+            }
+        }
+        if config.watch {
+            // The root may have been replaced: watch whatever is there now.
+            drop(watcher.take());
+            watcher = arm_watcher(&config.root, &tx);
+        }
+    }
+}
+
+/// Watches `root` recursively and its parent for the root itself being replaced.
+fn arm_watcher(root: &Path, tx: &mpsc::Sender<()>) -> Option<notify::RecommendedWatcher> {
+    let root_abs = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    let filter_root = root_abs.clone();
+    let tx = tx.clone();
+    let handler = move |res: notify::Result<notify::Event>| match res {
+        Ok(event) => {
+            if matches!(event.kind, EventKind::Access(_)) {
+                return;
+            }
+            if event.paths.iter().any(|p| p.starts_with(&filter_root)) || event.paths.is_empty() {
+                let _ = tx.try_send(());
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "file watch error"),
+    };
+    let mut watcher = match notify::recommended_watcher(handler) {
+        Ok(w) => w,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot watch the catalog; reload with SIGHUP instead");
+            return None;
+        }
+    };
+    if let Some(parent) = root_abs.parent() {
+        if let Err(e) = watcher.watch(parent, RecursiveMode::NonRecursive) {
+            tracing::debug!(error = %e, dir = %parent.display(), "cannot watch the catalog's parent directory");
+        }
+    }
+    if let Err(e) = watcher.watch(&root_abs, RecursiveMode::Recursive) {
+        tracing::warn!(error = %e, root = %root_abs.display(), "cannot watch the catalog; waiting for it to reappear");
+    }
+    Some(watcher)
+}
+
+/// Parses a duration such as `250ms`, `2s` or `1m` (a bare number is milliseconds).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("invalid duration {s:?}: expected e.g. 250ms, 2s"))?;
+    Ok(match unit {
+        "" | "ms" => Duration::from_millis(n),
+        "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n * 60),
+        _ => return Err(format!("invalid duration {s:?}: units are ms, s, m")),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("100"), Ok(Duration::from_millis(100)));
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("1h").is_err());
+    }
+}

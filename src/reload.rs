@@ -207,10 +207,10 @@ fn arm_watcher(root: &Path, tx: &mpsc::Sender<()>) -> Option<notify::Recommended
             return None;
         }
     };
-    if let Some(parent) = root_abs.parent() {
-        if let Err(e) = watcher.watch(parent, RecursiveMode::NonRecursive) {
-            tracing::debug!(error = %e, dir = %parent.display(), "cannot watch the catalog's parent directory");
-        }
+    if let Some(parent) = root_abs.parent()
+        && let Err(e) = watcher.watch(parent, RecursiveMode::NonRecursive)
+    {
+        tracing::debug!(error = %e, dir = %parent.display(), "cannot watch the catalog's parent directory");
     }
     if let Err(e) = watcher.watch(&root_abs, RecursiveMode::Recursive) {
         tracing::warn!(error = %e, root = %root_abs.display(), "cannot watch the catalog; waiting for it to reappear");

@@ -366,14 +366,14 @@ impl Index {
                     }
                 }
                 // default provider: the first package (by name) whose default channel head provides it
-                if channel.name == package.default_channel {
-                    if let Some(&copy) = copy_of.get(&(pi, ci, channel.head)) {
-                        let current = ix.default_provider.entry(key).or_insert(copy);
-                        let current_pkg =
-                            &model.packages[ix.copies[*current as usize].package as usize].name;
-                        if package.name < *current_pkg {
-                            *current = copy;
-                        }
+                if channel.name == package.default_channel
+                    && let Some(&copy) = copy_of.get(&(pi, ci, channel.head))
+                {
+                    let current = ix.default_provider.entry(key).or_insert(copy);
+                    let current_pkg =
+                        &model.packages[ix.copies[*current as usize].package as usize].name;
+                    if package.name < *current_pkg {
+                        *current = copy;
                     }
                 }
             }

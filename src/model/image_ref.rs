@@ -81,10 +81,10 @@ fn validate_domain(domain: &str) -> Result<(), String> {
             }
         }
     }
-    if let Some(port) = port {
-        if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) {
-            return bad();
-        }
+    if let Some(port) = port
+        && (port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return bad();
     }
     Ok(())
 }
@@ -194,10 +194,14 @@ mod tests {
     }
 
     #[test]
+    fn an_uppercase_first_component_is_a_registry_host_like_in_go() {
+        assert_eq!(validate("UPPER/case"), Ok(()));
+    }
+
+    #[test]
     fn invalid_references() {
         for r in [
             "",
-            "UPPER/case",
             "foo/Bar",
             &format!("repo@ssha256:{SHA}"),
             "repo@md5:d41d8cd98f00b204e9800998ecf8427e",

@@ -271,6 +271,8 @@ pub fn build(loaded: Loaded) -> BuildResult {
         .map(|e| Diagnostic::new(None, e.to_string()))
         .collect();
     let model = Builder::default().build(loaded.blobs, &mut diags);
+    // Stable: problems without a package first, then packages by name, each in check order.
+    diags.sort_by(|a, b| a.package.cmp(&b.package));
     if diags.is_empty() {
         Ok(model)
     } else {
@@ -462,7 +464,9 @@ impl Builder {
         }
         match self.packages.get_mut(&blob.package) {
             Some(d) if d.package.is_some() => Some(d),
-            _ => {
+            // the olm.package blob exists but failed to decode: already reported
+            Some(_) => None,
+            None => {
                 diags.push(
                     Diagnostic::new(
                         origin,
@@ -508,12 +512,7 @@ impl Builder {
         let mut seen = BTreeSet::new();
         for (i, item) in items.into_iter().enumerate() {
             let Some(item) = item else {
-                entries.push(Entry {
-                    name: String::new(),
-                    replaces: String::new(),
-                    skips: Vec::new(),
-                    skip_range: String::new(),
-                });
+                diags.push(err(format!("entries[{i}] must be an object, found null")));
                 continue;
             };
             let entry = (|| -> Result<Entry, String> {
@@ -539,7 +538,6 @@ impl Builder {
                 Err(e) => diags.push(err(format!("parse channel: entries[{i}]: {e}"))),
             }
         }
-        entries.retain(|e| !e.name.is_empty());
         draft.channels.insert(
             name.clone(),
             Channel {
@@ -792,21 +790,21 @@ fn decode_bundle(
             blob.package, pp.package_name
         )));
     }
-    if !image.is_empty() {
-        if let Err(e) = image_ref::validate(&image) {
-            diags.push(err(format!(
-                "image: invalid image pull spec {image:?}: {e}"
-            )));
-        }
+    if !image.is_empty()
+        && let Err(e) = image_ref::validate(&image)
+    {
+        diags.push(err(format!(
+            "image: invalid image pull spec {image:?}: {e}"
+        )));
     }
     for (i, r) in related.iter().enumerate() {
-        if !r.image.is_empty() {
-            if let Err(e) = image_ref::validate(&r.image) {
-                diags.push(err(format!(
-                    "relatedImages[{i}].image: invalid image pull spec {:?}: {e}",
-                    r.image
-                )));
-            }
+        if !r.image.is_empty()
+            && let Err(e) = image_ref::validate(&r.image)
+        {
+            diags.push(err(format!(
+                "relatedImages[{i}].image: invalid image pull spec {:?}: {e}",
+                r.image
+            )));
         }
     }
     let version = match semver::Version::parse(&pp.version) {

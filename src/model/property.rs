@@ -334,7 +334,7 @@ mod tests {
         let enc = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
         let props: Vec<Property> = [
             json!({"type": "olm.bundle.object", "value": {"data": enc("{ \"kind\": \"ConfigMap\" }")}}),
-            json!({"type": "olm.bundle.object", "value": {"data": enc("kind: ClusterServiceVersion\nspec:\n  x: <b>\n  n: 12\n")}}),
+            json!({"type": "olm.bundle.object", "value": {"data": enc("kind: ClusterServiceVersion\nspec:\n  x: <b>\n  count: 12\n")}}),
         ]
         .into_iter()
         .map(|v| prop(v).expect("valid"))
@@ -343,7 +343,7 @@ mod tests {
         assert_eq!(objects[0], "{ \"kind\": \"ConfigMap\" }");
         assert_eq!(
             objects[1],
-            r#"{"kind":"ClusterServiceVersion","spec":{"n":12,"x":"\u003cb\u003e"}}"#
+            r#"{"kind":"ClusterServiceVersion","spec":{"count":12,"x":"\u003cb\u003e"}}"#
         );
         assert_eq!(csv, Some(1));
     }

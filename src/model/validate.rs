@@ -78,13 +78,13 @@ pub(super) fn finish_package(
                     diags.push(e_err(format!("skip[{i}] is empty")));
                 }
             }
-            if !entry.skip_range.is_empty() {
-                if let Err(e) = blang::parse(&entry.skip_range) {
-                    diags.push(e_err(format!(
-                        "invalid skipRange {:?}: {e}",
-                        entry.skip_range
-                    )));
-                }
+            if !entry.skip_range.is_empty()
+                && let Err(e) = blang::parse(&entry.skip_range)
+            {
+                diags.push(e_err(format!(
+                    "invalid skipRange {:?}: {e}",
+                    entry.skip_range
+                )));
             }
         }
         match graph_problem(&channel.entries) {

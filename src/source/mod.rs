@@ -207,6 +207,10 @@ pub fn list_catalog_files(root: &Path) -> Result<Vec<(String, PathBuf)>, Vec<Loa
     if !walker.errors.is_empty() {
         return Err(walker.errors);
     }
+    // Parents before children, whatever the names: `-sub/` sorts before `.indexignore`.
+    walker
+        .ignore_files
+        .sort_by_key(|(rel, _)| rel.matches('/').count());
     let rules = ignore_rules::IgnoreRules::from_files(&walker.ignore_files).map_err(|e| vec![e])?;
     Ok(walker
         .files
@@ -258,14 +262,12 @@ impl Walker {
             };
             let path = dir.join(&name);
             // follows symlinks
-            let meta = match std::fs::metadata(&path) {
-                Ok(m) => m,
-                Err(e) => {
-                    self.errors.push(io_error(child_rel, &e));
-                    continue;
-                }
-            };
-            if meta.is_dir() {
+            // An entry that cannot be inspected (a dangling symlink) is listed as a
+            // file: reading it reports the error, unless `.indexignore` excludes it.
+            let is_dir = std::fs::metadata(&path)
+                .map(|m| m.is_dir())
+                .unwrap_or(false);
+            if is_dir {
                 if name_str.starts_with("..") {
                     continue;
                 }
@@ -357,6 +359,8 @@ fn read_and_parse(rel: &str, path: &Path) -> FileResult {
 
 /// Parses the text of one catalog file named `rel`.
 pub fn parse_file(rel: &str, text: &str) -> FileResult {
+    // A UTF-8 byte-order mark is not content (Go's YAML and JSON readers skip it too).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let file: Arc<str> = Arc::from(rel);
     let mut out = FileResult::default();
     let first = text.trim_start();
@@ -462,11 +466,11 @@ fn parse_yaml_documents(file: &Arc<str>, text: &str, out: &mut FileResult) {
     let mut offset = 0;
     let mut line_no = 0;
     let mut flush = |start: Option<(usize, usize)>, end: usize, out: &mut FileResult| {
-        if let Some((s, line)) = start {
-            if end > s {
-                document += 1;
-                parse_yaml_chunk(file, &text[s..end], document, line, out);
-            }
+        if let Some((s, line)) = start
+            && end > s
+        {
+            document += 1;
+            parse_yaml_chunk(file, &text[s..end], document, line, out);
         }
     };
     for line in text.split_inclusive('\n') {
@@ -553,6 +557,18 @@ pub fn kind_of(value: &Value) -> &'static str {
     }
 }
 
+/// Unicode simple case folding, as Go's `cases.Fold` applies it to object keys.
+fn fold_case(key: &str) -> String {
+    key.chars()
+        .flat_map(char::to_lowercase)
+        .map(|c| match c {
+            'ſ' => 's',
+            'ς' => 'σ',
+            other => other,
+        })
+        .collect()
+}
+
 /// Extracts `schema`, `package` and `name` (case-insensitive keys, string values).
 fn envelope(value: Value, origin: Origin) -> Result<Blob, LoadError> {
     let Value::Object(map) = &value else {
@@ -561,28 +577,38 @@ fn envelope(value: Value, origin: Origin) -> Result<Blob, LoadError> {
             found: kind_of(&value),
         });
     };
+    // Keys that differ only by case folding are duplicates, whichever key it is.
+    let mut folded: std::collections::BTreeMap<String, Vec<&String>> =
+        std::collections::BTreeMap::new();
+    for k in map.keys() {
+        folded.entry(fold_case(k)).or_default().push(k);
+    }
+    let dups: Vec<String> = folded
+        .iter()
+        .filter(|(_, keys)| keys.len() > 1)
+        .map(|(f, keys)| format!("duplicate keys for key {f:?}: {keys:?}"))
+        .collect();
+    if !dups.is_empty() {
+        return Err(LoadError::Envelope {
+            origin,
+            message: dups.join("; "),
+        });
+    }
     let mut fields = [String::new(), String::new(), String::new()];
     for (slot, key) in ["schema", "package", "name"].iter().enumerate() {
-        let matching: Vec<&String> = map.keys().filter(|k| k.to_lowercase() == *key).collect();
-        match matching.as_slice() {
-            [] => {}
-            [k] => match &map[k.as_str()] {
-                Value::String(s) => fields[slot] = s.clone(),
-                other => {
-                    return Err(LoadError::Envelope {
-                        origin,
-                        message: format!(
-                            "expected value for key {key:?} to be a string, got {}: {}",
-                            kind_of(other),
-                            json::normalized(other)
-                        ),
-                    });
-                }
-            },
-            many => {
+        let Some(k) = folded.get(*key).and_then(|keys| keys.first()) else {
+            continue;
+        };
+        match &map[k.as_str()] {
+            Value::String(s) => fields[slot] = s.clone(),
+            other => {
                 return Err(LoadError::Envelope {
                     origin,
-                    message: format!("duplicate keys for key {key:?}: {many:?}"),
+                    message: format!(
+                        "expected value for key {key:?} to be a string, got {}: {}",
+                        kind_of(other),
+                        json::normalized(other)
+                    ),
                 });
             }
         }

@@ -238,21 +238,20 @@ fn resolve_plain(text: &str) -> Option<Value> {
             if let Some(i) = parse_go_int(&plain) {
                 return Some(Value::Number(i));
             }
-            if is_yaml_float(&plain) {
-                if let Ok(f) = plain.parse::<f64>() {
-                    if f.is_finite() {
-                        return Some(float(f));
-                    }
-                }
+            if is_yaml_float(&plain)
+                && let Ok(f) = plain.parse::<f64>()
+                && f.is_finite()
+            {
+                return Some(float(f));
             }
             let (neg, rest) = match plain.strip_prefix('-') {
                 Some(r) => (true, r),
                 None => (false, plain.as_str()),
             };
-            if let Some(bin) = rest.strip_prefix("0b") {
-                if let Ok(v) = i64::from_str_radix(bin, 2) {
-                    return Some(Value::Number(Number::from(if neg { -v } else { v })));
-                }
+            if let Some(bin) = rest.strip_prefix("0b")
+                && let Ok(v) = i64::from_str_radix(bin, 2)
+            {
+                return Some(Value::Number(Number::from(if neg { -v } else { v })));
             }
             string()
         }
@@ -417,8 +416,8 @@ mod tests {
     #[test]
     fn anchors_aliases_and_merge_keys() {
         assert_eq!(
-            yaml("base: &b {x: 1, y: 2}\nderived:\n  <<: *b\n  y: 3\nlist: [*b]"),
-            json!({"base": {"x": 1, "y": 2}, "derived": {"x": 1, "y": 3}, "list": [{"x": 1, "y": 2}]})
+            yaml("base: &b {a: 1, b: 2}\nderived:\n  <<: *b\n  b: 3\nlist: [*b]"),
+            json!({"base": {"a": 1, "b": 2}, "derived": {"a": 1, "b": 3}, "list": [{"a": 1, "b": 2}]})
         );
     }
 

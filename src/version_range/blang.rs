@@ -322,10 +322,17 @@ mod tests {
             "|| 1.0.0",
             "1.0.0 ||",
             "<1.0.0||>2.0.0",
-            ">=1.0.0-xyz",
+            "1.0.0-xyz",
         ] {
             assert!(parse(bad).is_err(), "{bad:?} should not parse");
         }
+    }
+
+    #[test]
+    fn a_prerelease_containing_x_goes_through_wildcard_expansion() {
+        // bare: expanded to `>=1.0.0-xyz <` which fails; with an operator it survives
+        assert!(parse("1.0.0-xyz").is_err());
+        assert!(m(">=1.0.0-xyz", "1.0.0"));
     }
 
     #[test]

@@ -193,6 +193,7 @@ fn log_loaded(dir: &Path, report: &LoadReport, generation: u64) {
         channel_entries = s.copies,
         files = report.files,
         bytes = report.bytes,
+        index_bytes = s.encoded_bytes,
         load_ms = report.total().as_millis() as u64,
         parse_ms = report.parse.as_millis() as u64,
         validate_ms = report.validate.as_millis() as u64,

@@ -34,6 +34,15 @@ impl LoadReport {
     }
 }
 
+static RELEASE_MEMORY: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Installs a function called after every load, once the load's temporaries are
+/// freed, to hand memory back to the OS (the binary installs the allocator's
+/// collect call; the library itself makes no allocator assumptions).
+pub fn set_release_memory_hook(hook: fn()) {
+    let _ = RELEASE_MEMORY.set(hook);
+}
+
 /// Loads, validates and indexes the catalog at `root`.
 pub fn load(root: &Path) -> Result<(Index, LoadReport), Vec<String>> {
     let t0 = Instant::now();
@@ -46,9 +55,17 @@ pub fn load(root: &Path) -> Result<(Index, LoadReport), Vec<String>> {
         .map_err(|diags| diags.iter().map(ToString::to_string).collect::<Vec<_>>())?;
     let validate = t1.elapsed();
     let t2 = Instant::now();
-    let index = Index::build(&model)
+    let built = Index::build(&model)
         .map_err(|errs| errs.iter().map(ToString::to_string).collect::<Vec<_>>())?;
     drop(model);
+    // One contiguous buffer instead of chunks scattered among freed temporaries.
+    let index = built
+        .compacted()
+        .map_err(|e| vec![format!("internal error compacting the index: {e}")])?;
+    drop(built);
+    if let Some(release) = RELEASE_MEMORY.get() {
+        release();
+    }
     let index_time = t2.elapsed();
     let warnings = index
         .oversize_replies()

@@ -20,5 +20,12 @@ fn main() -> std::process::ExitCode {
         libmimalloc_sys::mi_option_set(MI_OPTION_ABANDONED_PAGE_PURGE, 1);
         libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0);
     }
+    fbc_registry::catalog::set_release_memory_hook(collect);
     fbc_registry::cli::main()
+}
+
+/// Returns the pages freed by a load to the OS.
+fn collect() {
+    // SAFETY: mi_collect has no preconditions; it only walks mimalloc's own heaps.
+    unsafe { libmimalloc_sys::mi_collect(true) }
 }

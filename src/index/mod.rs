@@ -16,6 +16,8 @@
 //! lists in ListBundles copy order; see each query for its rule.
 
 pub mod csv;
+mod persist;
+pub use persist::DecodeError;
 
 use crate::api;
 use crate::model::{self, Model};
@@ -23,6 +25,7 @@ use crate::service::wire::Reply;
 use bytes::Bytes;
 use prost::Message;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Go gRPC clients refuse received messages above this size by default.
 pub const GO_CLIENT_MAX_RECEIVE: usize = 4 * 1024 * 1024;
@@ -32,8 +35,8 @@ pub const GO_CLIENT_MAX_RECEIVE: usize = 4 * 1024 * 1024;
 struct BundleBody {
     /// Every field except the per-copy ones, csvJson and object.
     core: Bytes,
-    /// csvJson and object.
-    manifests: Bytes,
+    /// csvJson and object, as chunks: the CSV payload is shared by both fields.
+    manifests: Arc<[Bytes]>,
     /// Whether the bundle has an image (ListBundles then omits the manifests).
     has_image: bool,
     version: semver::Version,
@@ -392,7 +395,17 @@ impl Index {
         encoded += ix
             .bodies
             .iter()
-            .map(|b| b.core.len() + b.manifests.len())
+            .map(|b| {
+                // a chunk referenced twice (the CSV) is held once
+                let mut seen = std::collections::HashSet::new();
+                let unique: usize = b
+                    .manifests
+                    .iter()
+                    .filter(|c| seen.insert(c.as_ptr()))
+                    .map(Bytes::len)
+                    .sum();
+                b.core.len() + unique
+            })
             .sum::<usize>();
         encoded += ix
             .copies
@@ -447,7 +460,7 @@ impl Index {
     fn trimmed_reply(&self, copy: u32) -> Reply {
         let c = &self.copies[copy as usize];
         let b = &self.bodies[c.body as usize];
-        Reply::three(c.trimmed.clone(), b.core.clone(), b.manifests.clone())
+        Reply::chunks(c.trimmed.clone(), b.core.clone(), Some(b.manifests.clone()))
     }
 
     /// `GetPackage`: channels sorted by name, each with its head and deprecation.
@@ -572,12 +585,8 @@ impl Index {
     pub fn list_bundles_item(&self, i: usize) -> Option<Reply> {
         let c = self.copies.get(i)?;
         let b = &self.bodies[c.body as usize];
-        let manifests = if b.has_image {
-            Bytes::new()
-        } else {
-            b.manifests.clone()
-        };
-        Some(Reply::three(c.full.clone(), b.core.clone(), manifests))
+        let manifests = (!b.has_image).then(|| b.manifests.clone());
+        Some(Reply::chunks(c.full.clone(), b.core.clone(), manifests))
     }
 
     /// Custom-schema blobs for (schema, package), in catalog walk order.
@@ -646,19 +655,23 @@ fn bundle_body(
     package: &model::Package,
     bundle: &model::Bundle,
 ) -> Result<(BundleBody, usize), String> {
-    let (csv_json, objects) = match bundle.csv_object {
-        Some(i) => (bundle.objects[i].clone(), bundle.objects.clone()),
+    // One Bytes per manifest; the CSV is shared by csvJson and its object entry.
+    let mut objects: Vec<Bytes> = bundle
+        .objects
+        .iter()
+        .map(|o| Bytes::from(o.clone()))
+        .collect();
+    let csv: Option<Bytes> = match bundle.csv_object {
+        Some(i) => objects.get(i).cloned(),
         None => match bundle.csv_metadata() {
             Some(meta) => {
-                let csv = csv::synthesize(bundle, package, meta)?;
-                let objects = if bundle.objects.is_empty() {
-                    vec![csv.clone()]
-                } else {
-                    bundle.objects.clone()
-                };
-                (csv, objects)
+                let csv = Bytes::from(csv::synthesize(bundle, package, meta)?);
+                if objects.is_empty() {
+                    objects.push(csv.clone());
+                }
+                Some(csv)
             }
-            None => (String::new(), bundle.objects.clone()),
+            None => None,
         },
     };
     let mut dependencies = Vec::new();
@@ -713,14 +726,24 @@ fn bundle_body(
         deprecation: deprecation(&bundle.deprecation),
         ..Default::default()
     };
-    let manifests = api::Bundle {
-        csv_json,
-        object: objects,
-        ..Default::default()
+    let mut chunks: Vec<Bytes> = Vec::with_capacity(2 * objects.len() + 2);
+    let mut push_field = |tag: u32, payload: &Bytes| {
+        let mut head = Vec::with_capacity(8);
+        prost::encoding::encode_key(tag, prost::encoding::WireType::LengthDelimited, &mut head);
+        prost::encoding::encode_varint(payload.len() as u64, &mut head);
+        chunks.push(Bytes::from(head));
+        chunks.push(payload.clone());
     };
+    if let Some(csv) = csv.as_ref().filter(|c| !c.is_empty()) {
+        push_field(4, csv);
+    }
+    for object in &objects {
+        push_field(5, object);
+    }
     let core = encode(&core);
-    let manifests = encode(&manifests);
-    let full = core.len() + manifests.len() + bundle.name.len() + 64;
+    let manifests: Arc<[Bytes]> = chunks.into();
+    let manifest_len: usize = manifests.iter().map(Bytes::len).sum();
+    let full = core.len() + manifest_len + bundle.name.len() + 64;
     Ok((
         BundleBody {
             core,

@@ -6,34 +6,49 @@
 //! A protobuf message may be sent as the concatenation of encodings of its parts
 //! (a parser merges them), so a bundle reply is `per-copy fields ++ shared fields
 //! [++ manifests]`, each chunk built once and shared by reference count.
+//! A length-delimited field is `tag ++ length ++ payload`, so one payload chunk
+//! can be sent under two fields (a CSV as `csvJson` and as an `object`).
 
 use bytes::{BufMut, Bytes};
 use std::marker::PhantomData;
+use std::sync::Arc;
 use tonic::Status;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 
-/// A reply: up to three pre-encoded chunks of one protobuf message.
+/// A reply: pre-encoded chunks of one protobuf message, written in order.
+///
+/// Two leading chunks (e.g. per-copy fields, shared fields) and an optional
+/// shared list of further chunks (a bundle's manifests, where one payload may be
+/// referenced under two fields).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reply {
-    parts: [Bytes; 3],
+    head: [Bytes; 2],
+    tail: Option<Arc<[Bytes]>>,
 }
 
 impl Reply {
     /// A reply made of one chunk.
     pub fn one(a: Bytes) -> Self {
         Reply {
-            parts: [a, Bytes::new(), Bytes::new()],
+            head: [a, Bytes::new()],
+            tail: None,
         }
     }
 
-    /// A reply made of up to three chunks.
-    pub fn three(a: Bytes, b: Bytes, c: Bytes) -> Self {
-        Reply { parts: [a, b, c] }
+    /// A reply made of two chunks and an optional shared chunk list.
+    pub fn chunks(a: Bytes, b: Bytes, tail: Option<Arc<[Bytes]>>) -> Self {
+        Reply { head: [a, b], tail }
+    }
+
+    fn parts(&self) -> impl Iterator<Item = &Bytes> {
+        self.head
+            .iter()
+            .chain(self.tail.iter().flat_map(|t| t.iter()))
     }
 
     /// Encoded length in bytes.
     pub fn len(&self) -> usize {
-        self.parts.iter().map(Bytes::len).sum()
+        self.parts().map(Bytes::len).sum()
     }
 
     /// Whether the reply is the empty message.
@@ -44,7 +59,7 @@ impl Reply {
     /// The encoded message as one buffer (tests, tools).
     pub fn to_bytes(&self) -> Bytes {
         let mut v = Vec::with_capacity(self.len());
-        for p in &self.parts {
+        for p in self.parts() {
             v.extend_from_slice(p);
         }
         Bytes::from(v)
@@ -84,7 +99,7 @@ impl Encoder for ReplyEncoder {
 
     fn encode(&mut self, item: Reply, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
         dst.reserve(item.len());
-        for part in &item.parts {
+        for part in item.parts() {
             dst.put_slice(part);
         }
         Ok(())

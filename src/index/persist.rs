@@ -1,0 +1,427 @@
+//! The index as one contiguous buffer, and back.
+//!
+//! In: an [`Index`]. Out: protobuf bytes, which decode into an `Index` whose reply
+//! chunks are zero-copy slices of one buffer. Used twice:
+//!
+//! - after a cold build, to compact the index: its chunks were allocated among the
+//!   load's temporaries, which fragments the heap; re-reading it from one buffer
+//!   lets the allocator return everything else to the OS;
+//! - by the on-disk index cache (`--cache-dir`), so a warm start is a file read.
+//!
+//! Maps are written in key order, so the same index always encodes to the same bytes.
+//! A chunk shared by two fields (a CSV under `csvJson` and `object`) is stored once.
+
+use super::*;
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct PIndex {
+    #[prost(message, repeated, tag = "1")]
+    packages: Vec<PPackage>,
+    #[prost(bytes = "bytes", repeated, tag = "2")]
+    package_names: Vec<Bytes>,
+    #[prost(message, repeated, tag = "3")]
+    bodies: Vec<PBody>,
+    #[prost(message, repeated, tag = "4")]
+    copies: Vec<PCopy>,
+    #[prost(message, repeated, tag = "5")]
+    replaced_by: Vec<PNamedList>,
+    #[prost(message, repeated, tag = "6")]
+    providers: Vec<PGvkList>,
+    #[prost(message, repeated, tag = "7")]
+    latest_providers: Vec<PGvkList>,
+    #[prost(message, repeated, tag = "8")]
+    default_provider: Vec<PGvkList>,
+    #[prost(message, repeated, tag = "9")]
+    custom: Vec<PCustom>,
+    #[prost(message, repeated, tag = "10")]
+    oversize: Vec<POversize>,
+    #[prost(uint64, repeated, tag = "11")]
+    stats: Vec<u64>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct PPackage {
+    #[prost(string, tag = "1")]
+    name: String,
+    #[prost(bytes = "bytes", tag = "2")]
+    reply: Bytes,
+    #[prost(string, tag = "3")]
+    default_channel: String,
+    #[prost(message, repeated, tag = "4")]
+    channels: Vec<PChannel>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct PChannel {
+    #[prost(string, tag = "1")]
+    name: String,
+    #[prost(message, repeated, tag = "2")]
+    copies: Vec<PNamedCopy>,
+    #[prost(uint32, tag = "3")]
+    head: u32,
+    #[prost(message, repeated, tag = "4")]
+    replacement: Vec<PNamedCopy>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct PNamedCopy {
+    #[prost(string, tag = "1")]
+    name: String,
+    #[prost(uint32, tag = "2")]
+    copy: u32,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct PBody {
+    #[prost(bytes = "bytes", tag = "1")]
+    core: Bytes,
+    /// Distinct manifest chunks.
+    #[prost(bytes = "bytes", repeated, tag = "2")]
+    chunks: Vec<Bytes>,
+    /// The manifests as indexes into `chunks`.
+    #[prost(uint32, repeated, tag = "3")]
+    order: Vec<u32>,
+    #[prost(bool, tag = "4")]
+    has_image: bool,
+    #[prost(string, tag = "5")]
+    version: String,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct PCopy {
+    #[prost(uint32, tag = "1")]
+    package: u32,
+    #[prost(uint32, tag = "2")]
+    body: u32,
+    #[prost(bytes = "bytes", tag = "3")]
+    trimmed: Bytes,
+    #[prost(bytes = "bytes", tag = "4")]
+    full: Bytes,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct PNamedList {
+    #[prost(string, tag = "1")]
+    name: String,
+    #[prost(bytes = "bytes", repeated, tag = "2")]
+    items: Vec<Bytes>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct PGvkList {
+    #[prost(string, tag = "1")]
+    group: String,
+    #[prost(string, tag = "2")]
+    version: String,
+    #[prost(string, tag = "3")]
+    kind: String,
+    #[prost(bytes = "bytes", repeated, tag = "4")]
+    items: Vec<Bytes>,
+    #[prost(uint32, tag = "5")]
+    copy: u32,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct PCustom {
+    #[prost(string, tag = "1")]
+    schema: String,
+    #[prost(string, tag = "2")]
+    package: String,
+    #[prost(bytes = "bytes", repeated, tag = "3")]
+    items: Vec<Bytes>,
+}
+
+#[derive(Clone, PartialEq, prost::Message)]
+struct POversize {
+    #[prost(string, tag = "1")]
+    package: String,
+    #[prost(string, tag = "2")]
+    bundle: String,
+    #[prost(uint64, tag = "3")]
+    bytes: u64,
+}
+
+fn sorted<K: Ord + Clone, V>(map: &HashMap<K, V>) -> Vec<(&K, &V)> {
+    let mut v: Vec<(&K, &V)> = map.iter().collect();
+    v.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    v
+}
+
+fn named_copies(map: &HashMap<String, u32>) -> Vec<PNamedCopy> {
+    sorted(map)
+        .into_iter()
+        .map(|(name, copy)| PNamedCopy {
+            name: name.clone(),
+            copy: *copy,
+        })
+        .collect()
+}
+
+fn gvk_lists(map: &HashMap<(String, String, String), Vec<Bytes>>) -> Vec<PGvkList> {
+    sorted(map)
+        .into_iter()
+        .map(|((g, v, k), items)| PGvkList {
+            group: g.clone(),
+            version: v.clone(),
+            kind: k.clone(),
+            items: items.clone(),
+            copy: 0,
+        })
+        .collect()
+}
+
+/// Why a persisted index could not be read back.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("corrupt index data: {0}")]
+pub struct DecodeError(String);
+
+impl Index {
+    /// Encodes the whole index.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let s = &self.stats;
+        let p = PIndex {
+            packages: self
+                .packages
+                .iter()
+                .map(|pk| PPackage {
+                    name: pk.name.clone(),
+                    reply: pk.reply.clone(),
+                    default_channel: pk.default_channel.clone(),
+                    channels: sorted(&pk.channels)
+                        .into_iter()
+                        .map(|(name, c)| PChannel {
+                            name: name.clone(),
+                            copies: named_copies(&c.copies),
+                            head: c.head,
+                            replacement: named_copies(&c.replacement),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            package_names: self.package_names.clone(),
+            bodies: self
+                .bodies
+                .iter()
+                .map(|b| {
+                    let mut chunks: Vec<Bytes> = Vec::new();
+                    let mut order = Vec::with_capacity(b.manifests.len());
+                    for chunk in b.manifests.iter() {
+                        let i = match chunks
+                            .iter()
+                            .position(|c| c.as_ptr() == chunk.as_ptr() && c.len() == chunk.len())
+                        {
+                            Some(i) => i,
+                            None => {
+                                chunks.push(chunk.clone());
+                                chunks.len() - 1
+                            }
+                        };
+                        order.push(i as u32);
+                    }
+                    PBody {
+                        core: b.core.clone(),
+                        chunks,
+                        order,
+                        has_image: b.has_image,
+                        version: b.version.to_string(),
+                    }
+                })
+                .collect(),
+            copies: self
+                .copies
+                .iter()
+                .map(|c| PCopy {
+                    package: c.package,
+                    body: c.body,
+                    trimmed: c.trimmed.clone(),
+                    full: c.full.clone(),
+                })
+                .collect(),
+            replaced_by: sorted(&self.replaced_by)
+                .into_iter()
+                .map(|(name, items)| PNamedList {
+                    name: name.clone(),
+                    items: items.clone(),
+                })
+                .collect(),
+            providers: gvk_lists(&self.providers),
+            latest_providers: gvk_lists(&self.latest_providers),
+            default_provider: sorted(&self.default_provider)
+                .into_iter()
+                .map(|((g, v, k), copy)| PGvkList {
+                    group: g.clone(),
+                    version: v.clone(),
+                    kind: k.clone(),
+                    items: Vec::new(),
+                    copy: *copy,
+                })
+                .collect(),
+            custom: sorted(&self.custom)
+                .into_iter()
+                .map(|((schema, package), items)| PCustom {
+                    schema: schema.clone(),
+                    package: package.clone(),
+                    items: items.clone(),
+                })
+                .collect(),
+            oversize: self
+                .oversize
+                .iter()
+                .map(|o| POversize {
+                    package: o.package.clone(),
+                    bundle: o.bundle.clone(),
+                    bytes: o.bytes as u64,
+                })
+                .collect(),
+            stats: [
+                s.packages,
+                s.channels,
+                s.bundles,
+                s.copies,
+                s.custom_blobs,
+                s.encoded_bytes,
+            ]
+            .iter()
+            .map(|n| *n as u64)
+            .collect(),
+        };
+        p.encode_to_vec()
+    }
+
+    /// Decodes an index; every reply chunk is a slice of `buf` (no copy).
+    pub fn from_bytes(buf: Bytes) -> Result<Index, DecodeError> {
+        let p = PIndex::decode(buf).map_err(|e| DecodeError(e.to_string()))?;
+        let bad = |what: &str| DecodeError(what.to_string());
+        let n_copies = p.copies.len() as u32;
+        let n_bodies = p.bodies.len() as u32;
+        let check_copy = |c: u32| {
+            if c < n_copies {
+                Ok(c)
+            } else {
+                Err(bad("copy index out of range"))
+            }
+        };
+        let mut ix = Index::default();
+        for (i, pk) in p.packages.into_iter().enumerate() {
+            let mut channels = HashMap::with_capacity(pk.channels.len());
+            for c in pk.channels {
+                let copies = c
+                    .copies
+                    .into_iter()
+                    .map(|nc| check_copy(nc.copy).map(|copy| (nc.name, copy)))
+                    .collect::<Result<_, _>>()?;
+                let replacement = c
+                    .replacement
+                    .into_iter()
+                    .map(|nc| check_copy(nc.copy).map(|copy| (nc.name, copy)))
+                    .collect::<Result<_, _>>()?;
+                channels.insert(
+                    c.name,
+                    ChannelIndex {
+                        copies,
+                        head: check_copy(c.head)?,
+                        replacement,
+                    },
+                );
+            }
+            ix.package_by_name.insert(pk.name.clone(), i as u32);
+            ix.packages.push(PackageIndex {
+                name: pk.name,
+                reply: pk.reply,
+                default_channel: pk.default_channel,
+                channels,
+            });
+        }
+        ix.package_names = p.package_names;
+        for b in p.bodies {
+            let manifests = b
+                .order
+                .iter()
+                .map(|i| {
+                    b.chunks
+                        .get(*i as usize)
+                        .cloned()
+                        .ok_or_else(|| bad("manifest chunk out of range"))
+                })
+                .collect::<Result<Vec<Bytes>, _>>()?;
+            ix.bodies.push(BundleBody {
+                core: b.core,
+                manifests: manifests.into(),
+                has_image: b.has_image,
+                version: semver::Version::parse(&b.version)
+                    .map_err(|e| DecodeError(format!("version: {e}")))?,
+            });
+        }
+        let n_packages = ix.packages.len() as u32;
+        for c in p.copies {
+            if c.package >= n_packages || c.body >= n_bodies {
+                return Err(bad("copy refers to a missing package or bundle"));
+            }
+            ix.copies.push(Copy {
+                package: c.package,
+                body: c.body,
+                trimmed: c.trimmed,
+                full: c.full,
+            });
+        }
+        ix.replaced_by = p
+            .replaced_by
+            .into_iter()
+            .map(|l| (l.name, l.items))
+            .collect();
+        ix.providers = p
+            .providers
+            .into_iter()
+            .map(|l| ((l.group, l.version, l.kind), l.items))
+            .collect();
+        ix.latest_providers = p
+            .latest_providers
+            .into_iter()
+            .map(|l| ((l.group, l.version, l.kind), l.items))
+            .collect();
+        ix.default_provider = p
+            .default_provider
+            .into_iter()
+            .map(|l| check_copy(l.copy).map(|c| ((l.group, l.version, l.kind), c)))
+            .collect::<Result<_, _>>()?;
+        ix.custom = p
+            .custom
+            .into_iter()
+            .map(|c| ((c.schema, c.package), c.items))
+            .collect();
+        ix.oversize = p
+            .oversize
+            .into_iter()
+            .map(|o| OversizeReply {
+                package: o.package,
+                bundle: o.bundle,
+                bytes: o.bytes as usize,
+            })
+            .collect();
+        let [
+            packages,
+            channels,
+            bundles,
+            copies,
+            custom_blobs,
+            encoded_bytes,
+        ] = p.stats[..]
+        else {
+            return Err(bad("stats"));
+        };
+        ix.stats = Stats {
+            packages: packages as usize,
+            channels: channels as usize,
+            bundles: bundles as usize,
+            copies: copies as usize,
+            custom_blobs: custom_blobs as usize,
+            encoded_bytes: encoded_bytes as usize,
+        };
+        Ok(ix)
+    }
+
+    /// The same index, re-read from one contiguous buffer (see the module docs).
+    pub fn compacted(&self) -> Result<Index, DecodeError> {
+        Index::from_bytes(Bytes::from(self.to_bytes()))
+    }
+}

@@ -67,16 +67,7 @@ pub fn load(root: &Path) -> Result<(Index, LoadReport), Vec<String>> {
         release();
     }
     let index_time = t2.elapsed();
-    let warnings = index
-        .oversize_replies()
-        .iter()
-        .map(|o| {
-            format!(
-                "package {:?}, bundle {:?}: its GetBundle reply is {} bytes, above the 4 MiB a Go gRPC client accepts by default",
-                o.package, o.bundle, o.bytes
-            )
-        })
-        .collect();
+    let warnings = oversize_warnings(&index);
     let report = LoadReport {
         stats: index.stats().clone(),
         files,
@@ -87,4 +78,18 @@ pub fn load(root: &Path) -> Result<(Index, LoadReport), Vec<String>> {
         warnings,
     };
     Ok((index, report))
+}
+
+/// Warnings for replies too large for Go clients' default receive limit.
+pub fn oversize_warnings(index: &Index) -> Vec<String> {
+    index
+        .oversize_replies()
+        .iter()
+        .map(|o| {
+            format!(
+                "package {:?}, bundle {:?}: its GetBundle reply is {} bytes, above the 4 MiB a Go gRPC client accepts by default",
+                o.package, o.bundle, o.bytes
+            )
+        })
+        .collect()
 }

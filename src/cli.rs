@@ -59,11 +59,13 @@ pub struct ServeArgs {
     /// Port to listen on, on all interfaces (IPv4 and IPv6).
     #[arg(short, long, default_value_t = 50051)]
     pub port: u16,
-    /// Index cache directory. Accepted for compatibility; fbc-registry builds its
-    /// index in memory at every start.
+    /// Index cache directory: a start whose catalog matches the cache reads the index
+    /// from it instead of parsing and validating (kept in `fbc-registry.v1/`,
+    /// beside any cache written by opm).
     #[arg(long, default_value = "")]
     pub cache_dir: String,
-    /// Load and validate the catalog, then exit 0 without serving.
+    /// Build (or check) the index cache, then exit 0 without serving; without
+    /// --cache-dir, only validate.
     #[arg(long)]
     pub cache_only: bool,
     /// Fail instead of rebuilding a stale cache. Defaults to true when --cache-dir is
@@ -213,14 +215,44 @@ fn serve(args: &ServeArgs) -> ExitCode {
             "--cache-dir must be specified with --cache-enforce-integrity",
         );
     }
-    let (index, report) = match catalog::load(&args.dir) {
+    let loaded = if args.cache_dir.is_empty() {
+        catalog::load(&args.dir)
+    } else {
+        let cfg = crate::cache::CacheConfig {
+            dir: PathBuf::from(&args.cache_dir),
+            enforce_integrity: args.enforce_integrity(),
+            must_write: args.cache_only,
+        };
+        crate::cache::load(&args.dir, &cfg).map(|(index, report, outcome, notes)| {
+            if let Some(layout) = notes.foreign {
+                tracing::warn!(
+                    cache = %args.cache_dir,
+                    layout,
+                    "found an index cache written by opm; it is left untouched and fbc-registry keeps its own beside it, in {}",
+                    crate::cache::SUBDIR
+                );
+            }
+            if let Some(stale) = &notes.stale {
+                tracing::warn!(cache = %args.cache_dir, "cache requires rebuild: {stale}");
+            }
+            match &outcome {
+                crate::cache::Outcome::Warm => tracing::info!(cache = %args.cache_dir, "index read from the cache"),
+                crate::cache::Outcome::BuiltAndWritten => tracing::info!(cache = %args.cache_dir, "index built and cached"),
+                crate::cache::Outcome::BuiltInMemory(why) => {
+                    tracing::warn!(cache = %args.cache_dir, error = %why, "cannot write the index cache; keeping the index in memory")
+                }
+            }
+            (index, report)
+        })
+    };
+    let (index, report) = match loaded {
         Ok(v) => v,
         Err(errors) => {
             for e in &errors {
                 eprintln!("{e}");
             }
             let reason = format!(
-                "invalid catalog {}: {} error(s); first: {}",
+                "cannot serve {}: {} error(s); first: {}",
                 args.dir.display(),
                 errors.len(),
                 errors.first().map(String::as_str).unwrap_or("")
@@ -232,7 +264,7 @@ fn serve(args: &ServeArgs) -> ExitCode {
     let generation = publisher.publish(index);
     log_loaded(&args.dir, &report, generation);
     if args.cache_only {
-        tracing::info!("--cache-only: catalog is valid, exiting");
+        tracing::info!("--cache-only: done, exiting");
         return ExitCode::SUCCESS;
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()

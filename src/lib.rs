@@ -15,6 +15,7 @@
 //! | [`version_range`] | range strings → matchers (blang for skipRange) |
 //! | [`index`] | model → immutable tables with pre-encoded replies |
 //! | [`catalog`] | directory → index, in one call with a report |
+//! | [`cache`] | directory + cache dir → index, warm from disk when the digest matches |
 //! | [`snapshot`] | index → the published, atomically swapped catalog |
 //! | [`service`] | snapshot + requests → replies |
 //! | [`reload`] | file changes, SIGHUP → new snapshots, or the last good one kept |
@@ -36,6 +37,7 @@ pub mod api {
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/registry_descriptor.bin"));
 
+pub mod cache;
 pub mod catalog;
 pub mod cli;
 pub mod index;

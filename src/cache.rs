@@ -1,0 +1,338 @@
+//! The on-disk index cache: `--cache-dir`, `--cache-only`, `--cache-enforce-integrity`.
+//!
+//! In: the catalog root and a cache directory. Out: the index, read from the cache
+//! when it matches the catalog (a warm start skips parsing and validation), else
+//! built and written back.
+//!
+//! # Layout and rules
+//!
+//! 1. Our cache lives in `<cache-dir>/fbc-registry.v1/`: `index.pb` (the index as
+//!    one protobuf buffer, see [`crate::index`]) and `digest`.
+//! 2. The digest is xxh3-128 over the cache format version, this program's version,
+//!    and every catalog file that `.indexignore` keeps: its relative path, length
+//!    and bytes. Any edit, added or removed file changes it.
+//! 3. A cache whose digest differs, or that does not decode, is stale: it is
+//!    rebuilt, or with `--cache-enforce-integrity` the start fails (as `opm serve`'s
+//!    does), naming both digests and the command that rebuilds it.
+//! 4. A cache written by Go `opm` (`pogreb.v1/`, or `cache/` with `digest`) is not
+//!    ours to read: it is reported and left untouched, and ours is built beside it —
+//!    even when integrity is enforced, so images built by `opm generate dockerfile`
+//!    start instead of crash-looping.
+//! 5. A cache directory that cannot be written (read-only image layer) is not an
+//!    error when serving: the index is kept in memory. With `--cache-only` it is.
+//! 6. Files are written to a temporary name and renamed, digest last, so a crash
+//!    never leaves a cache that looks valid.
+
+use crate::catalog::{self, LoadReport};
+use crate::index::Index;
+use bytes::Bytes;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const FORMAT: &str = "fbc-registry index cache v1";
+/// Our subdirectory of the cache directory.
+pub const SUBDIR: &str = "fbc-registry.v1";
+const INDEX_FILE: &str = "index.pb";
+const DIGEST_FILE: &str = "digest";
+
+/// How the cache is used.
+#[derive(Clone, Debug)]
+pub struct CacheConfig {
+    /// The cache directory.
+    pub dir: PathBuf,
+    /// Fail on a missing or stale cache instead of rebuilding it.
+    pub enforce_integrity: bool,
+    /// Building the cache is the goal (`--cache-only`): failing to write it is an error.
+    pub must_write: bool,
+}
+
+/// Where the served index came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Read from a cache that matched the catalog.
+    Warm,
+    /// Built from the catalog and written to the cache.
+    BuiltAndWritten,
+    /// Built from the catalog; the cache could not be written (the reason).
+    BuiltInMemory(String),
+}
+
+/// Facts worth a log line.
+#[derive(Clone, Debug, Default)]
+pub struct Notes {
+    /// A Go opm cache found in the directory (its layout name).
+    pub foreign: Option<&'static str>,
+    /// Why an existing cache of ours was not used.
+    pub stale: Option<String>,
+}
+
+/// The catalog digest (see the module docs), as 32 hex digits.
+pub fn catalog_digest(root: &Path) -> Result<(String, usize, u64), Vec<String>> {
+    let files = crate::source::list_catalog_files(root)
+        .map_err(|errs| errs.iter().map(ToString::to_string).collect::<Vec<_>>())?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(FORMAT.as_bytes());
+    hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+    let mut bytes = 0u64;
+    for (rel, path) in &files {
+        let data = std::fs::read(path).map_err(|e| vec![format!("{rel}: {e}")])?;
+        hasher.update(&(rel.len() as u64).to_le_bytes());
+        hasher.update(rel.as_bytes());
+        hasher.update(&(data.len() as u64).to_le_bytes());
+        hasher.update(&data);
+        bytes += data.len() as u64;
+    }
+    Ok((format!("{:032x}", hasher.digest128()), files.len(), bytes))
+}
+
+/// A Go opm cache in `dir`, by layout name.
+pub fn foreign_layout(dir: &Path) -> Option<&'static str> {
+    if dir.join("pogreb.v1").is_dir() {
+        Some("pogreb.v1")
+    } else if dir.join("cache").is_dir() && dir.join("digest").exists() {
+        Some("json")
+    } else {
+        None
+    }
+}
+
+/// Loads the catalog through the cache (see the module docs for the rules).
+pub fn load(
+    root: &Path,
+    cfg: &CacheConfig,
+) -> Result<(Index, LoadReport, Outcome, Notes), Vec<String>> {
+    let mut notes = Notes {
+        foreign: foreign_layout(&cfg.dir),
+        stale: None,
+    };
+    let ours = cfg.dir.join(SUBDIR);
+    let t0 = Instant::now();
+    let (digest, files, bytes) = catalog_digest(root)?;
+    let digest_time = t0.elapsed();
+    let existing = std::fs::read_to_string(ours.join(DIGEST_FILE))
+        .ok()
+        .map(|s| s.trim().to_string());
+    match &existing {
+        Some(d) if *d == digest => {
+            let t1 = Instant::now();
+            match std::fs::read(ours.join(INDEX_FILE))
+                .map_err(|e| e.to_string())
+                .and_then(|buf| Index::from_bytes(Bytes::from(buf)).map_err(|e| e.to_string()))
+            {
+                Ok(index) => {
+                    let report = LoadReport {
+                        stats: index.stats().clone(),
+                        files,
+                        bytes,
+                        parse: digest_time,
+                        index: t1.elapsed(),
+                        warnings: catalog::oversize_warnings(&index),
+                        ..LoadReport::default()
+                    };
+                    return Ok((index, report, Outcome::Warm, notes));
+                }
+                Err(e) => {
+                    notes.stale = Some(format!(
+                        "{} does not decode: {e}",
+                        ours.join(INDEX_FILE).display()
+                    ))
+                }
+            }
+        }
+        Some(d) => {
+            notes.stale = Some(format!(
+                "the cache reports digest {d}, but the catalog's digest is {digest}"
+            ))
+        }
+        None => {}
+    }
+    if cfg.enforce_integrity {
+        let why = match (&notes.stale, notes.foreign) {
+            (Some(stale), _) => Some(format!("cache requires rebuild: {stale}")),
+            (None, Some(_)) => None, // a Go cache only: build ours beside it (rule 4)
+            (None, None) => Some(format!("no index cache in {}", cfg.dir.display())),
+        };
+        if let Some(why) = why {
+            return Err(vec![format!(
+                "integrity check failed: {why}; rebuild it with `fbc-registry serve {} --cache-dir={} --cache-only`, or pass --cache-enforce-integrity=false",
+                root.display(),
+                cfg.dir.display()
+            )]);
+        }
+    }
+    let (index, report) = catalog::load(root)?;
+    let outcome = match write(&ours, &index, &digest) {
+        Ok(()) => Outcome::BuiltAndWritten,
+        Err(e) if cfg.must_write => {
+            return Err(vec![format!(
+                "cannot write the index cache in {}: {e}",
+                ours.display()
+            )]);
+        }
+        Err(e) => Outcome::BuiltInMemory(e),
+    };
+    Ok((index, report, outcome, notes))
+}
+
+fn write(dir: &Path, index: &Index, digest: &str) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    // An old digest must not vouch for a half-written index.
+    match std::fs::remove_file(dir.join(DIGEST_FILE)) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e.to_string()),
+    }
+    let put = |name: &str, data: &[u8]| -> Result<(), String> {
+        let tmp = dir.join(format!(".{name}.tmp"));
+        std::fs::write(&tmp, data).map_err(|e| e.to_string())?;
+        std::fs::rename(&tmp, dir.join(name)).map_err(|e| e.to_string())
+    };
+    put(INDEX_FILE, &index.to_bytes())?;
+    put(DIGEST_FILE, digest.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog(tmp: &Path) -> PathBuf {
+        let root = tmp.join("catalog");
+        std::fs::create_dir_all(&root).expect("mkdir");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/catalog-b");
+        for e in std::fs::read_dir(src).expect("fixture") {
+            let e = e.expect("entry");
+            std::fs::copy(e.path(), root.join(e.file_name())).expect("copy");
+        }
+        root
+    }
+
+    fn cfg(dir: &Path, enforce: bool) -> CacheConfig {
+        CacheConfig {
+            dir: dir.to_path_buf(),
+            enforce_integrity: enforce,
+            must_write: false,
+        }
+    }
+
+    #[test]
+    fn a_fresh_cache_is_written_then_read_warm_with_the_same_answers() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = catalog(tmp.path());
+        let dir = tmp.path().join("cache");
+        let (built, _, outcome, notes) = load(&root, &cfg(&dir, false)).expect("cold");
+        assert_eq!(outcome, Outcome::BuiltAndWritten);
+        assert!(notes.stale.is_none() && notes.foreign.is_none());
+        let (warm, report, outcome, _) = load(&root, &cfg(&dir, true)).expect("warm");
+        assert_eq!(outcome, Outcome::Warm);
+        assert_eq!(warm.to_bytes(), built.to_bytes());
+        assert_eq!(report.stats.bundles, 3);
+    }
+
+    #[test]
+    fn a_changed_catalog_makes_the_cache_stale_and_it_is_rebuilt() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = catalog(tmp.path());
+        let dir = tmp.path().join("cache");
+        load(&root, &cfg(&dir, false)).expect("cold");
+        std::fs::write(root.join("extra.yaml"), "schema: custom.thing\nname: x\n").expect("write");
+        let (ix, _, outcome, notes) = load(&root, &cfg(&dir, false)).expect("rebuild");
+        assert_eq!(outcome, Outcome::BuiltAndWritten);
+        assert!(
+            notes.stale.as_deref().is_some_and(|s| s.contains("digest")),
+            "{notes:?}"
+        );
+        assert_eq!(ix.stats().custom_blobs, 1);
+        assert_eq!(
+            load(&root, &cfg(&dir, true)).expect("warm").2,
+            Outcome::Warm
+        );
+    }
+
+    #[test]
+    fn enforced_integrity_fails_on_a_stale_or_missing_cache() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = catalog(tmp.path());
+        let dir = tmp.path().join("cache");
+        let missing = load(&root, &cfg(&dir, true)).expect_err("missing");
+        assert!(
+            missing[0].contains("integrity check failed: no index cache"),
+            "{missing:?}"
+        );
+        load(&root, &cfg(&dir, false)).expect("cold");
+        std::fs::write(root.join("extra.yaml"), "schema: custom.thing\nname: x\n").expect("write");
+        let stale = load(&root, &cfg(&dir, true)).expect_err("stale");
+        assert!(
+            stale[0].contains("cache requires rebuild") && stale[0].contains("--cache-only"),
+            "{stale:?}"
+        );
+    }
+
+    #[test]
+    fn a_go_opm_cache_is_left_alone_and_ours_built_beside_it_even_when_enforced() {
+        for layout in ["pogreb", "json"] {
+            let tmp = tempfile::tempdir().expect("tmp");
+            let root = catalog(tmp.path());
+            let dir = tmp.path().join("cache");
+            if layout == "pogreb" {
+                std::fs::create_dir_all(dir.join("pogreb.v1/db")).expect("mkdir");
+                std::fs::write(dir.join("pogreb.v1/digest"), "485a767449dd66d4").expect("write");
+            } else {
+                std::fs::create_dir_all(dir.join("cache")).expect("mkdir");
+                std::fs::write(dir.join("digest"), "9adad9ff6cf54e4f").expect("write");
+            }
+            let (_, _, outcome, notes) = load(&root, &cfg(&dir, true)).expect("builds beside");
+            assert_eq!(outcome, Outcome::BuiltAndWritten);
+            assert!(notes.foreign.is_some());
+            assert!(dir.join(SUBDIR).join(INDEX_FILE).is_file());
+            if layout == "pogreb" {
+                assert_eq!(
+                    std::fs::read_to_string(dir.join("pogreb.v1/digest")).expect("kept"),
+                    "485a767449dd66d4"
+                );
+            }
+            assert_eq!(
+                load(&root, &cfg(&dir, true)).expect("warm").2,
+                Outcome::Warm
+            );
+        }
+    }
+
+    #[test]
+    fn an_unwritable_cache_directory_keeps_the_index_in_memory() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = catalog(tmp.path());
+        // a file where the directory should be: nothing can be created below it
+        let dir = tmp.path().join("not-a-dir");
+        std::fs::write(&dir, "x").expect("write");
+        let (ix, _, outcome, _) = load(&root, &cfg(&dir, false)).expect("serves");
+        assert!(matches!(outcome, Outcome::BuiltInMemory(_)), "{outcome:?}");
+        assert_eq!(ix.stats().packages, 1);
+        let strict = CacheConfig {
+            must_write: true,
+            ..cfg(&dir, false)
+        };
+        assert!(
+            load(&root, &strict).is_err(),
+            "--cache-only must fail when it cannot write"
+        );
+    }
+
+    #[test]
+    fn a_corrupt_index_file_with_a_matching_digest_is_rebuilt_not_trusted() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = catalog(tmp.path());
+        let dir = tmp.path().join("cache");
+        load(&root, &cfg(&dir, false)).expect("cold");
+        std::fs::write(dir.join(SUBDIR).join(INDEX_FILE), b"\xff\xff garbage").expect("corrupt");
+        let (_, _, outcome, notes) = load(&root, &cfg(&dir, false)).expect("rebuilt");
+        assert_eq!(outcome, Outcome::BuiltAndWritten);
+        assert!(
+            notes
+                .stale
+                .as_deref()
+                .is_some_and(|s| s.contains("does not decode")),
+            "{notes:?}"
+        );
+        assert!(load(&root, &cfg(&dir, true)).is_ok());
+    }
+}

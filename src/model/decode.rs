@@ -107,3 +107,17 @@ pub fn as_object<'a>(
         )),
     }
 }
+
+/// Removes and returns `field` from `obj` (exact key first, else ignoring case), so a
+/// large value can be moved instead of copied.
+pub fn take_field(obj: &mut Map<String, Value>, field: &str) -> Option<Value> {
+    if let Some(v) = obj.remove(field) {
+        return Some(v);
+    }
+    let key = obj
+        .keys()
+        .filter(|k| k.eq_ignore_ascii_case(field))
+        .next_back()
+        .cloned()?;
+    obj.remove(&key)
+}

@@ -224,7 +224,7 @@ pub struct Bundle {
     /// `olm.package` release, if any.
     pub release: Option<String>,
     /// Manifests from `olm.bundle.object` properties, as JSON text, in property order.
-    pub objects: Vec<String>,
+    pub objects: Vec<bytes::Bytes>,
     /// Index into `objects` of the ClusterServiceVersion, if there is one.
     pub csv_object: Option<usize>,
     /// The deprecation message, if deprecated.
@@ -362,7 +362,7 @@ impl Builder {
         for blob in &channels {
             self.add_channel(blob, diags);
         }
-        for blob in &bundles {
+        for blob in bundles {
             self.add_bundle(blob, diags);
         }
         for blob in &deprecations {
@@ -550,11 +550,12 @@ impl Builder {
         );
     }
 
-    fn add_bundle(&mut self, blob: &Blob, diags: &mut Vec<Diagnostic>) {
-        let origin = Some(&blob.origin);
+    fn add_bundle(&mut self, blob: Blob, diags: &mut Vec<Diagnostic>) {
+        let origin_owned = blob.origin.clone();
+        let origin = Some(&origin_owned);
         let package = blob.package.clone();
         let name = blob.name.clone();
-        let Some(draft) = self.draft_for(blob, "bundle", diags) else {
+        let Some(draft) = self.draft_for(&blob, "bundle", diags) else {
             return;
         };
         let err = |m: String| Diagnostic::new(origin, m).package(&package).bundle(&name);
@@ -718,14 +719,25 @@ fn custom_meta_problem(blob: &Blob) -> Option<Diagnostic> {
 }
 
 fn decode_bundle(
-    blob: &Blob,
+    mut blob: Blob,
     err: &dyn Fn(String) -> Diagnostic,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Bundle> {
-    let obj = blob.value.as_object()?;
-    let (image, props, related) = match (|| -> Result<_, String> {
+    let obj = blob.value.as_object_mut()?;
+    let props = match decode::take_field(obj, "properties") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            diags.push(err(format!(
+                "parse bundle: field \"properties\" must be a list, found {}",
+                crate::source::kind_of(&other)
+            )));
+            return None;
+        }
+    };
+    let obj = &*obj;
+    let (image, related) = match (|| -> Result<_, String> {
         let image = decode::string(obj, "image")?;
-        let props = decode::objects(obj, "properties")?;
         let mut related = Vec::new();
         for (i, item) in decode::objects(obj, "relatedImages")?
             .into_iter()
@@ -739,7 +751,7 @@ fn decode_bundle(
                     .map_err(|e| format!("relatedImages[{i}]: {e}"))?,
             });
         }
-        Ok((image, props, related))
+        Ok((image, related))
     })() {
         Ok(v) => v,
         Err(e) => {
@@ -837,15 +849,16 @@ fn decode_bundle(
             }
         }
     }
-    let (objects, csv_object) = match property::bundle_objects(&properties) {
+    let version_text = pp.version.clone();
+    let release = pp.release.clone();
+    let (objects, csv_object) = match property::bundle_objects(&mut properties) {
         Ok(v) => v,
         Err(e) => {
             diags.push(err(e));
             return None;
         }
     };
-    let version_text = pp.version.clone();
-    let release = pp.release.clone();
+
     if image.is_empty() && objects.is_empty() {
         diags.push(err(
             "bundle image must be set (or the bundle must carry olm.bundle.object properties)"

@@ -19,6 +19,7 @@
 use super::decode;
 use crate::source::json::{self, Html, Numbers};
 use base64::Engine;
+use bytes::Bytes;
 use serde_json::{Map, Value};
 
 /// Property type names.
@@ -112,14 +113,19 @@ impl Property {
 }
 
 /// Parses property `index` of a bundle.
-pub fn parse(index: usize, item: Option<&Map<String, Value>>) -> Result<Property, String> {
-    let Some(item) = item else {
-        return Err(format!(
-            "parse property[{index}]: property must be an object, found null"
-        ));
+pub fn parse(index: usize, item: Value) -> Result<Property, String> {
+    let mut item = match item {
+        Value::Object(m) => m,
+        other => {
+            return Err(format!(
+                "parse property[{index}]: property must be an object, found {}",
+                crate::source::kind_of(&other)
+            ));
+        }
     };
-    let typ = decode::string(item, "type").map_err(|e| format!("parse property[{index}]: {e}"))?;
-    let value = decode::field(item, "value").cloned();
+    let typ = decode::string(&item, "type").map_err(|e| format!("parse property[{index}]: {e}"))?;
+    // moved, not copied: a bundle object's value is a large base64 string
+    let value = decode::take_field(&mut item, "value");
     let ctx = |e: String| format!("parse property[{index}] of type {typ:?}: {e}");
     let Some(value) = value else {
         return Err(ctx(
@@ -127,6 +133,12 @@ pub fn parse(index: usize, item: Option<&Map<String, Value>>) -> Result<Property
         ));
     };
     let parsed = typed(&typ, &value).map_err(ctx)?;
+    // The decoded bytes are all that is needed of a bundle object from here on.
+    let value = if matches!(parsed, Parsed::BundleObject(_)) {
+        Value::Null
+    } else {
+        value
+    };
     Ok(Property { typ, value, parsed })
 }
 
@@ -225,24 +237,31 @@ pub fn validate_release(release: &str) -> Result<(), String> {
 /// Manifests starting with `{` are kept verbatim; others are YAML, converted to JSON
 /// with sorted keys and HTML escaping (as Go's `json.Marshal` writes them). The CSV is
 /// the first manifest that decodes and whose `kind` is exactly `ClusterServiceVersion`.
-pub fn bundle_objects(properties: &[Property]) -> Result<(Vec<String>, Option<usize>), String> {
+///
+/// The decoded bytes are moved out of the properties (which keep an empty vector).
+pub fn bundle_objects(properties: &mut [Property]) -> Result<(Vec<Bytes>, Option<usize>), String> {
     let mut objects = Vec::new();
     let mut csv = None;
-    for (i, p) in properties.iter().enumerate() {
-        let Parsed::BundleObject(bytes) = &p.parsed else {
+    for (i, p) in properties.iter_mut().enumerate() {
+        let Parsed::BundleObject(bytes) = &mut p.parsed else {
             continue;
         };
-        let text = if bytes.first() == Some(&b'{') {
-            String::from_utf8(bytes.clone()).map_err(|_| {
-                format!("parse property at index {i} as bundle object: manifest is not valid UTF-8")
-            })?
+        let bytes = std::mem::take(bytes);
+        let text: Bytes = if bytes.first() == Some(&b'{') {
+            String::from_utf8(bytes)
+                .map_err(|_| {
+                    format!(
+                        "parse property at index {i} as bundle object: manifest is not valid UTF-8"
+                    )
+                })?
+                .into()
         } else {
-            let yaml = std::str::from_utf8(bytes).map_err(|_| {
+            let yaml = std::str::from_utf8(&bytes).map_err(|_| {
                 format!("parse property at index {i} as bundle object: manifest is not valid UTF-8")
             })?;
             match crate::source::yaml::document_to_json(yaml) {
-                Ok(Some(v)) => json::to_string(&v, Html::Escape, Numbers::KeepIntegers),
-                Ok(None) => "null".to_string(),
+                Ok(Some(v)) => json::to_string(&v, Html::Escape, Numbers::KeepIntegers).into(),
+                Ok(None) => Bytes::from_static(b"null"),
                 Err(e) => return Err(format!("parse property at index {i} as bundle object: {e}")),
             }
         };
@@ -254,13 +273,13 @@ pub fn bundle_objects(properties: &[Property]) -> Result<(Vec<String>, Option<us
     Ok((objects, csv))
 }
 
-fn kind_is_csv(text: &str) -> bool {
+fn kind_is_csv(text: &[u8]) -> bool {
     #[derive(serde::Deserialize)]
     struct KindOnly {
         kind: Option<Value>,
     }
     matches!(
-        serde_json::from_str::<KindOnly>(text),
+        serde_json::from_slice::<KindOnly>(text),
         Ok(KindOnly { kind: Some(Value::String(k)) }) if k == "ClusterServiceVersion"
     )
 }
@@ -271,7 +290,7 @@ mod tests {
     use serde_json::json;
 
     fn prop(v: Value) -> Result<Property, String> {
-        parse(0, v.as_object())
+        parse(0, v)
     }
 
     #[test]
@@ -332,14 +351,14 @@ mod tests {
     #[test]
     fn yaml_objects_are_converted_and_json_objects_kept_verbatim() {
         let enc = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
-        let props: Vec<Property> = [
+        let mut props: Vec<Property> = [
             json!({"type": "olm.bundle.object", "value": {"data": enc("{ \"kind\": \"ConfigMap\" }")}}),
             json!({"type": "olm.bundle.object", "value": {"data": enc("kind: ClusterServiceVersion\nspec:\n  x: <b>\n  count: 12\n")}}),
         ]
         .into_iter()
         .map(|v| prop(v).expect("valid"))
         .collect();
-        let (objects, csv) = bundle_objects(&props).expect("objects");
+        let (objects, csv) = bundle_objects(&mut props).expect("objects");
         assert_eq!(objects[0], "{ \"kind\": \"ConfigMap\" }");
         assert_eq!(
             objects[1],

@@ -656,11 +656,7 @@ fn bundle_body(
     bundle: &model::Bundle,
 ) -> Result<(BundleBody, usize), String> {
     // One Bytes per manifest; the CSV is shared by csvJson and its object entry.
-    let mut objects: Vec<Bytes> = bundle
-        .objects
-        .iter()
-        .map(|o| Bytes::from(o.clone()))
-        .collect();
+    let mut objects: Vec<Bytes> = bundle.objects.clone();
     let csv: Option<Bytes> = match bundle.csv_object {
         Some(i) => objects.get(i).cloned(),
         None => match bundle.csv_metadata() {

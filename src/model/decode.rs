@@ -116,8 +116,7 @@ pub fn take_field(obj: &mut Map<String, Value>, field: &str) -> Option<Value> {
     }
     let key = obj
         .keys()
-        .filter(|k| k.eq_ignore_ascii_case(field))
-        .next_back()
+        .rfind(|k| k.eq_ignore_ascii_case(field))
         .cloned()?;
     obj.remove(&key)
 }

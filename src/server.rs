@@ -64,13 +64,12 @@ pub async fn serve(
     };
     let reflection_v1 = descriptors().build_v1();
     let reflection_v1alpha = descriptors().build_v1alpha();
-    let (Ok(reflection_v1), Ok(reflection_v1alpha)) = (reflection_v1, reflection_v1alpha) else {
+    if reflection_v1.is_err() || reflection_v1alpha.is_err() {
         // The descriptor sets are compiled in; failing here is a build defect.
         tracing::error!(
             "server reflection is unavailable: the embedded descriptor set did not decode"
         );
-        return serve_without_reflection(listener, catalog, shutdown).await;
-    };
+    }
     tonic::transport::Server::builder()
         .max_concurrent_streams(Some(u32::MAX))
         .layer(tower::layer::layer_fn(CallLog::new))
@@ -79,24 +78,8 @@ pub async fn serve(
             catalog.clone(),
         )))
         .add_service(HealthServer::new(Health::new(catalog)))
-        .add_service(reflection_v1)
-        .add_service(reflection_v1alpha)
-        .serve_with_incoming_shutdown(incoming(listener), shutdown)
-        .await
-}
-
-async fn serve_without_reflection(
-    listener: TcpListener,
-    catalog: Catalog,
-    shutdown: impl Future<Output = ()> + Send,
-) -> Result<(), tonic::transport::Error> {
-    tonic::transport::Server::builder()
-        .max_concurrent_streams(Some(u32::MAX))
-        .add_service(RegistryServer::new(Registry::new(catalog.clone())))
-        .add_service(ExperimentalRegistryServer::new(Experimental::new(
-            catalog.clone(),
-        )))
-        .add_service(HealthServer::new(Health::new(catalog)))
+        .add_optional_service(reflection_v1.ok())
+        .add_optional_service(reflection_v1alpha.ok())
         .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await
 }

@@ -523,16 +523,7 @@ impl Index {
         version: &str,
         kind: &str,
     ) -> Result<&[Bytes], QueryError> {
-        self.providers
-            .get(&(group.to_string(), version.to_string(), kind.to_string()))
-            .map(Vec::as_slice)
-            .ok_or_else(|| {
-                QueryError::NothingProvides(
-                    group.to_string(),
-                    version.to_string(),
-                    kind.to_string(),
-                )
-            })
+        gvk_entries(&self.providers, group, version, kind)
     }
 
     /// `GetLatestChannelEntriesThatProvide`: channel heads only, by (channel, package).
@@ -542,16 +533,7 @@ impl Index {
         version: &str,
         kind: &str,
     ) -> Result<&[Bytes], QueryError> {
-        self.latest_providers
-            .get(&(group.to_string(), version.to_string(), kind.to_string()))
-            .map(Vec::as_slice)
-            .ok_or_else(|| {
-                QueryError::NothingProvides(
-                    group.to_string(),
-                    version.to_string(),
-                    kind.to_string(),
-                )
-            })
+        gvk_entries(&self.latest_providers, group, version, kind)
     }
 
     /// `GetDefaultBundleThatProvides`: the head of a default channel providing the
@@ -603,6 +585,19 @@ impl Index {
             .ok()
             .map(|p| p.default_channel.as_str())
     }
+}
+
+fn gvk_entries<'a>(
+    map: &'a HashMap<(String, String, String), Vec<Bytes>>,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> Result<&'a [Bytes], QueryError> {
+    map.get(&(group.to_string(), version.to_string(), kind.to_string()))
+        .map(Vec::as_slice)
+        .ok_or_else(|| {
+            QueryError::NothingProvides(group.to_string(), version.to_string(), kind.to_string())
+        })
 }
 
 fn replacement_table(

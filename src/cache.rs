@@ -9,8 +9,8 @@
 //! 1. Our cache lives in `<cache-dir>/fbc-registry.v1/`: `index.pb` (the index as
 //!    one protobuf buffer, see [`crate::index`]) and `digest`.
 //! 2. The digest is xxh3-128 over the cache format version, this program's version,
-//!    and every catalog file that `.indexignore` keeps: its relative path, length
-//!    and bytes. Any edit, added or removed file changes it.
+//!    and, for every catalog file that `.indexignore` keeps, its relative path,
+//!    length and the xxh3-128 of its bytes. Any edit, added or removed file changes it.
 //! 3. A cache whose digest differs, or that does not decode, is stale: it is
 //!    rebuilt, or with `--cache-enforce-integrity` the start fails (as `opm serve`'s
 //!    does), naming both digests and the command that rebuilds it.
@@ -66,21 +66,53 @@ pub struct Notes {
     pub stale: Option<String>,
 }
 
-/// The catalog digest (see the module docs), as 32 hex digits.
+/// The catalog digest (see the module docs), as 32 hex digits, with the number of
+/// files and bytes it covers. Files are read and hashed on every core; the
+/// per-file hashes are combined in walk order.
 pub fn catalog_digest(root: &Path) -> Result<(String, usize, u64), Vec<String>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let files = crate::source::list_catalog_files(root)
         .map_err(|errs| errs.iter().map(ToString::to_string).collect::<Vec<_>>())?;
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(files.len().max(1));
+    let next = AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<Result<(u128, u64), String>>>> =
+        files.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((rel, path)) = files.get(i) else {
+                        break;
+                    };
+                    let result = std::fs::read(path)
+                        .map(|data| (xxhash_rust::xxh3::xxh3_128(&data), data.len() as u64))
+                        .map_err(|e| format!("{rel}: {e}"));
+                    if let Ok(mut slot) = slots[i].lock() {
+                        *slot = Some(result);
+                    }
+                }
+            });
+        }
+    });
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(FORMAT.as_bytes());
     hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
     let mut bytes = 0u64;
-    for (rel, path) in &files {
-        let data = std::fs::read(path).map_err(|e| vec![format!("{rel}: {e}")])?;
+    for ((rel, _), slot) in files.iter().zip(slots) {
+        let (hash, len) = match slot.into_inner().ok().flatten() {
+            Some(Ok(v)) => v,
+            Some(Err(e)) => return Err(vec![e]),
+            None => return Err(vec![format!("{rel}: not read")]),
+        };
         hasher.update(&(rel.len() as u64).to_le_bytes());
         hasher.update(rel.as_bytes());
-        hasher.update(&(data.len() as u64).to_le_bytes());
-        hasher.update(&data);
-        bytes += data.len() as u64;
+        hasher.update(&len.to_le_bytes());
+        hasher.update(&hash.to_le_bytes());
+        bytes += len;
     }
     Ok((format!("{:032x}", hasher.digest128()), files.len(), bytes))
 }

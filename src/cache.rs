@@ -70,40 +70,19 @@ pub struct Notes {
 /// files and bytes it covers. Files are read and hashed on every core; the
 /// per-file hashes are combined in walk order.
 pub fn catalog_digest(root: &Path) -> Result<(String, usize, u64), Vec<String>> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     let files = crate::source::list_catalog_files(root)
         .map_err(|errs| errs.iter().map(ToString::to_string).collect::<Vec<_>>())?;
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(files.len().max(1));
-    let next = AtomicUsize::new(0);
-    let slots: Vec<std::sync::Mutex<Option<Result<(u128, u64), String>>>> =
-        files.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((rel, path)) = files.get(i) else {
-                        break;
-                    };
-                    let result = std::fs::read(path)
-                        .map(|data| (xxhash_rust::xxh3::xxh3_128(&data), data.len() as u64))
-                        .map_err(|e| format!("{rel}: {e}"));
-                    if let Ok(mut slot) = slots[i].lock() {
-                        *slot = Some(result);
-                    }
-                }
-            });
-        }
+    let hashes = crate::source::parallel_map(&files, |(rel, path)| {
+        std::fs::read(path)
+            .map(|data| (xxhash_rust::xxh3::xxh3_128(&data), data.len() as u64))
+            .map_err(|e| format!("{rel}: {e}"))
     });
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(FORMAT.as_bytes());
     hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
     let mut bytes = 0u64;
-    for ((rel, _), slot) in files.iter().zip(slots) {
-        let (hash, len) = match slot.into_inner().ok().flatten() {
+    for ((rel, _), hashed) in files.iter().zip(hashes) {
+        let (hash, len) = match hashed {
             Some(Ok(v)) => v,
             Some(Err(e)) => return Err(vec![e]),
             None => return Err(vec![format!("{rel}: not read")]),

@@ -308,23 +308,32 @@ pub struct FileResult {
 }
 
 fn parse_files_in_parallel(files: &[(String, PathBuf)]) -> Vec<FileResult> {
+    parallel_map(files, |(rel, path)| read_and_parse(rel, path))
+        .into_iter()
+        .map(Option::unwrap_or_default)
+        .collect()
+}
+
+/// Applies `f` to every item on all cores; results come back in item order
+/// (`None` only if a worker panicked).
+pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<Option<R>> {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
-        .min(files.len().max(1));
+        .min(items.len().max(1));
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<FileResult>>> = files.iter().map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((rel, path)) = files.get(i) else {
+                    let Some(item) = items.get(i) else {
                         break;
                     };
-                    let result = read_and_parse(rel, path);
+                    let result = f(item);
                     if let Ok(mut slot) = slots[i].lock() {
                         *slot = Some(result);
                     }
@@ -334,7 +343,7 @@ fn parse_files_in_parallel(files: &[(String, PathBuf)]) -> Vec<FileResult> {
     });
     slots
         .into_iter()
-        .map(|slot| slot.into_inner().ok().flatten().unwrap_or_default())
+        .map(|slot| slot.into_inner().ok().flatten())
         .collect()
 }
 

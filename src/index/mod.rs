@@ -194,9 +194,20 @@ impl Index {
         // (channel, package, bundle, package idx, channel idx, entry idx)
         let mut order: Vec<(&str, &str, &str, usize, usize, usize)> = Vec::new();
         let mut body_of: HashMap<(usize, &str), u32> = HashMap::new();
+        // Bodies (CSV synthesis, encoding) are independent: build them on every core.
+        let all: Vec<(&model::Package, &model::Bundle)> = model
+            .packages
+            .iter()
+            .flat_map(|p| p.bundles.iter().map(move |b| (p, b)))
+            .collect();
+        let mut built = crate::source::parallel_map(&all, |(p, b)| bundle_body(p, b)).into_iter();
         for (pi, package) in model.packages.iter().enumerate() {
             for bundle in &package.bundles {
-                match bundle_body(package, bundle) {
+                let result = built
+                    .next()
+                    .flatten()
+                    .unwrap_or_else(|| Err("internal error: bundle body not built".into()));
+                match result {
                     Ok((body, full_size)) => {
                         if full_size > GO_CLIENT_MAX_RECEIVE {
                             ix.oversize.push(OversizeReply {

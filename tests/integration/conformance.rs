@@ -104,16 +104,7 @@ async fn catalog_a_matches_the_reference_fbc_cache_test() {
     let server = TestServer::start(&fixture("catalog-a")).await;
     let mut c = server.client().await;
 
-    let names: Vec<String> = collect(
-        c.list_packages(api::ListPackageRequest {})
-            .await
-            .expect("rpc")
-            .into_inner(),
-    )
-    .await
-    .into_iter()
-    .map(|p| p.name)
-    .collect();
+    let names: Vec<String> = package_names(&mut c).await;
     assert_eq!(
         names,
         ["etcd", "prometheus", "strimzi-kafka-operator"],
@@ -333,16 +324,7 @@ async fn catalog_a_matches_the_reference_fbc_cache_test() {
 async fn catalog_b_serves_deprecations() {
     let server = TestServer::start(&fixture("catalog-b")).await;
     let mut c = server.client().await;
-    let names: Vec<String> = collect(
-        c.list_packages(api::ListPackageRequest {})
-            .await
-            .expect("rpc")
-            .into_inner(),
-    )
-    .await
-    .into_iter()
-    .map(|p| p.name)
-    .collect();
+    let names: Vec<String> = package_names(&mut c).await;
     assert_eq!(names, ["cockroachdb"]);
     let pkg = c
         .get_package(api::GetPackageRequest {
@@ -790,16 +772,7 @@ async fn catalog_e_custom_schemas_by_schema_and_package() {
     assert_eq!(count("custom.packageless", "").await.len(), 1);
     assert!(count("custom.packageless", "testpkg").await.is_empty());
     let mut c = server.client().await;
-    let names: Vec<String> = collect(
-        c.list_packages(api::ListPackageRequest {})
-            .await
-            .expect("rpc")
-            .into_inner(),
-    )
-    .await
-    .into_iter()
-    .map(|p| p.name)
-    .collect();
+    let names: Vec<String> = package_names(&mut c).await;
     assert_eq!(names, ["testpkg"]);
 }
 

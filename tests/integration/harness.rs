@@ -117,6 +117,20 @@ pub async fn collect<T>(mut s: tonic::Streaming<T>) -> Vec<T> {
     out
 }
 
+/// ListPackages, as names.
+pub async fn package_names(c: &mut RegistryClient<Channel>) -> Vec<String> {
+    collect(
+        c.list_packages(api::ListPackageRequest {})
+            .await
+            .expect("ListPackages")
+            .into_inner(),
+    )
+    .await
+    .into_iter()
+    .map(|p| p.name)
+    .collect()
+}
+
 pub fn gvk_req(group: &str, version: &str, kind: &str) -> api::GetAllProvidersRequest {
     api::GetAllProvidersRequest {
         group: group.into(),

@@ -65,18 +65,8 @@ properties:
     value: {packageName: newpkg, version: 1.1.0}
 "#;
 
-async fn package_names(server: &TestServer) -> Vec<String> {
-    let mut c = server.client().await;
-    collect(
-        c.list_packages(api::ListPackageRequest {})
-            .await
-            .expect("rpc")
-            .into_inner(),
-    )
-    .await
-    .into_iter()
-    .map(|p| p.name)
-    .collect()
+async fn names_served(server: &TestServer) -> Vec<String> {
+    package_names(&mut server.client().await).await
 }
 
 async fn head_of(server: &TestServer, package: &str, channel: &str) -> Option<String> {
@@ -110,7 +100,7 @@ async fn added_bundles_moved_heads_and_deleted_packages_are_served_after_reload(
 
     std::fs::write(root.join("newpkg.yaml"), NEW_PACKAGE_V1).expect("write");
     eventually(PATIENCE, "the new package", || async {
-        package_names(&server).await.contains(&s("newpkg"))
+        names_served(&server).await.contains(&s("newpkg"))
     })
     .await;
     assert_eq!(
@@ -126,11 +116,11 @@ async fn added_bundles_moved_heads_and_deleted_packages_are_served_after_reload(
 
     std::fs::remove_file(root.join("prometheus.yaml")).expect("rm");
     eventually(PATIENCE, "the deleted package to disappear", || async {
-        !package_names(&server).await.contains(&s("prometheus"))
+        !names_served(&server).await.contains(&s("prometheus"))
     })
     .await;
     assert_eq!(
-        package_names(&server).await,
+        names_served(&server).await,
         ["etcd", "newpkg", "strimzi-kafka-operator"]
     );
 }
@@ -235,7 +225,7 @@ async fn a_replaced_root_directory_is_picked_up() {
     std::fs::rename(&root, dir.path().join("catalog.old")).expect("rename");
     std::fs::rename(&next, &root).expect("rename");
     eventually(PATIENCE, "the replaced root", || async {
-        package_names(&server).await == ["cockroachdb", "newpkg"]
+        names_served(&server).await == ["cockroachdb", "newpkg"]
     })
     .await;
 }

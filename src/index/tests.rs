@@ -132,3 +132,107 @@ fn corrupt_bytes_are_an_error_not_a_panic() {
     let _ = Index::from_bytes(Bytes::from(flipped));
     assert!(Index::from_bytes(Bytes::from_static(b"\xff\xff\xff")).is_err());
 }
+
+const SYNTH_CATALOG: &str = r#"---
+schema: olm.package
+name: syn
+defaultChannel: stable
+description: Package description
+icon:
+  base64data: PHN2Zy8+
+  mediatype: image/svg+xml
+---
+schema: olm.channel
+package: syn
+name: stable
+entries:
+  - name: syn.v1.2.3
+---
+schema: olm.bundle
+package: syn
+name: syn.v1.2.3
+image: quay.io/x/syn:v1.2.3
+relatedImages:
+  - name: op
+    image: quay.io/x/op:v1
+properties:
+  - type: olm.package
+    value: {packageName: syn, version: 1.2.3}
+  - type: olm.csv.metadata
+    value:
+      annotations:
+        createdAt: 2026-01-26T17:53:29
+        alm-examples: '[{"a":"<b>"}]'
+      labels:
+        operatorframework.io/arch.amd64: supported
+      crdDescriptions:
+        owned:
+          - name: widgets.example.com
+            version: v1
+            kind: Widget
+            displayName: Widget
+            specDescriptors:
+              - path: size
+                x-descriptors: ["urn:alm:descriptor:com.tectonic.ui:podCount"]
+                value: 3
+      displayName: Syn Operator
+      keywords: [a, b]
+      maintainers: [{name: M, email: m@example.com}]
+      provider: {name: Example}
+      links: [{name: Docs, url: "https://example.com"}]
+      installModes:
+        - {type: OwnNamespace, supported: true}
+        - {type: AllNamespaces, supported: false}
+      maturity: stable
+      minKubeVersion: 1.25.0
+      unknownKey: dropped
+"#;
+
+/// The CSV the reference writes for this metadata: Go struct field order,
+/// `omitempty`, HTML escapes, the package's description and icon, a stub install
+/// strategy, the bundle's related images.
+const SYNTH_EXPECTED: &str = concat!(
+    r#"{"kind":"ClusterServiceVersion","apiVersion":"operators.coreos.com/v1alpha1","#,
+    r#""metadata":{"name":"syn.v1.2.3","labels":{"operatorframework.io/arch.amd64":"supported"},"#,
+    r#""annotations":{"alm-examples":"[{\"a\":\"\u003cb\u003e\"}]","createdAt":"2026-01-26T17:53:29"}},"#,
+    r#""spec":{"install":{"strategy":"deployment","spec":{"deployments":null}},"version":"1.2.3","maturity":"stable","#,
+    r#""customresourcedefinitions":{"owned":[{"name":"widgets.example.com","version":"v1","kind":"Widget","displayName":"Widget","#,
+    r#""specDescriptors":[{"path":"size","x-descriptors":["urn:alm:descriptor:com.tectonic.ui:podCount"],"value":3}]}]},"#,
+    r#""apiservicedefinitions":{},"minKubeVersion":"1.25.0","displayName":"Syn Operator","description":"Package description","#,
+    r#""keywords":["a","b"],"maintainers":[{"name":"M","email":"m@example.com"}],"provider":{"name":"Example"},"#,
+    r#""links":[{"name":"Docs","url":"https://example.com"}],"icon":[{"base64data":"PHN2Zy8+","mediatype":"image/svg+xml"}],"#,
+    r#""installModes":[{"type":"OwnNamespace","supported":true},{"type":"AllNamespaces","supported":false}],"#,
+    r#""cleanup":{"enabled":false},"relatedImages":[{"name":"op","image":"quay.io/x/op:v1"}]},"status":{"cleanup":{}}}"#,
+);
+
+#[test]
+fn a_csv_is_synthesised_from_csv_metadata_exactly_as_the_reference_writes_it() {
+    let file = crate::source::parse_file("syn/catalog.yaml", SYNTH_CATALOG);
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let loaded = crate::source::Loaded {
+        blobs: file.blobs,
+        ..Default::default()
+    };
+    let model = crate::model::build(loaded).expect("valid");
+    let ix = Index::build(&model).expect("index");
+    let reply = ix.bundle("syn", "stable", "syn.v1.2.3").expect("bundle");
+    let b = <crate::api::Bundle as prost::Message>::decode(reply.to_bytes()).expect("decode");
+    assert_eq!(b.csv_json, SYNTH_EXPECTED);
+    assert_eq!(
+        b.object,
+        [SYNTH_EXPECTED],
+        "with no manifests, the CSV is the only object"
+    );
+    let props: Vec<&str> = b.properties.iter().map(|p| p.r#type.as_str()).collect();
+    assert_eq!(
+        props,
+        ["olm.package"],
+        "olm.csv.metadata is not served as a property"
+    );
+    // ListBundles leaves the manifests out because the bundle has an image
+    let listed = <crate::api::Bundle as prost::Message>::decode(
+        ix.list_bundles_item(0).expect("item").to_bytes(),
+    )
+    .expect("decode");
+    assert!(listed.csv_json.is_empty() && listed.object.is_empty());
+}

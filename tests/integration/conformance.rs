@@ -226,18 +226,8 @@ async fn catalog_a_matches_the_reference_fbc_cache_test() {
     expected.sort();
     assert_eq!(entry_triples(&provide), expected);
 
-    let latest = collect(
-        c.get_latest_channel_entries_that_provide(api::GetLatestProvidersRequest {
-            group: s("etcd.database.coreos.com"),
-            version: s("v1beta2"),
-            kind: s("EtcdCluster"),
-            plural: s(""),
-        })
-        .await
-        .expect("rpc")
-        .into_inner(),
-    )
-    .await;
+    let latest =
+        latest_providers(&mut c, "etcd.database.coreos.com", "v1beta2", "EtcdCluster").await;
     assert_eq!(
         entry_triples(&latest),
         [
@@ -663,18 +653,8 @@ async fn catalog_d_matches_the_reference_cache_test() {
             ),
         ]
     );
-    let latest = collect(
-        c.get_latest_channel_entries_that_provide(api::GetLatestProvidersRequest {
-            group: s("etcd.database.coreos.com"),
-            version: s("v1beta2"),
-            kind: s("EtcdBackup"),
-            plural: s(""),
-        })
-        .await
-        .expect("rpc")
-        .into_inner(),
-    )
-    .await;
+    let latest =
+        latest_providers(&mut c, "etcd.database.coreos.com", "v1beta2", "EtcdBackup").await;
     assert_eq!(
         entry_triples(&latest),
         [

@@ -131,6 +131,28 @@ pub async fn package_names(c: &mut RegistryClient<Channel>) -> Vec<String> {
     .collect()
 }
 
+/// GetLatestChannelEntriesThatProvide, collected.
+pub async fn latest_providers(
+    c: &mut RegistryClient<Channel>,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> Vec<api::ChannelEntry> {
+    let req = api::GetLatestProvidersRequest {
+        group: group.into(),
+        version: version.into(),
+        kind: kind.into(),
+        plural: String::new(),
+    };
+    collect(
+        c.get_latest_channel_entries_that_provide(req)
+            .await
+            .expect("GetLatestChannelEntriesThatProvide")
+            .into_inner(),
+    )
+    .await
+}
+
 pub fn gvk_req(group: &str, version: &str, kind: &str) -> api::GetAllProvidersRequest {
     api::GetAllProvidersRequest {
         group: group.into(),

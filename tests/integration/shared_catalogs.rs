@@ -145,18 +145,7 @@ async fn exercise(name: &str) {
                         .iter()
                         .any(|e| e.bundle_name == head.csv_name && e.channel_name == ch.name)
                 );
-                let latest = collect(
-                    c.get_latest_channel_entries_that_provide(api::GetLatestProvidersRequest {
-                        group: gvk.group.clone(),
-                        version: gvk.version.clone(),
-                        kind: gvk.kind.clone(),
-                        plural: String::new(),
-                    })
-                    .await
-                    .expect("latest")
-                    .into_inner(),
-                )
-                .await;
+                let latest = latest_providers(&mut c, &gvk.group, &gvk.version, &gvk.kind).await;
                 assert!(latest.iter().any(|e| e.bundle_name == head.csv_name));
             }
         }

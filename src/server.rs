@@ -124,12 +124,14 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        let method = request.uri().path().to_string();
+        // nothing is copied on the request path unless debug logging is on
+        let method =
+            tracing::enabled!(tracing::Level::DEBUG).then(|| request.uri().path().to_string());
         let start = Instant::now();
         let fut = self.inner.call(request);
         Box::pin(async move {
             let result = fut.await;
-            if tracing::enabled!(tracing::Level::DEBUG) {
+            if let Some(method) = method {
                 tracing::debug!(grpc.method = %method, elapsed_us = start.elapsed().as_micros() as u64, "call");
             }
             result

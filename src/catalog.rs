@@ -46,23 +46,21 @@ pub fn set_release_memory_hook(hook: fn()) {
 /// Loads, validates and indexes the catalog at `root`.
 pub fn load(root: &Path) -> Result<(Index, LoadReport), Vec<String>> {
     let t0 = Instant::now();
-    let loaded = source::load_dir(root);
+    // Bundles are decoded on the worker that parsed them, file by file, so the
+    // parsed trees of the whole catalog never exist at once; what the index keeps
+    // of them (manifests) is written into dense arena blocks (see `crate::arena`).
+    let loaded = source::load_dir_with(root, model::decode_blob);
     let parse = t0.elapsed();
     let files = loaded.files.len();
     let bytes = loaded.files.iter().map(|(_, s)| s).sum();
     let t1 = Instant::now();
-    let model = model::build(loaded)
+    let model = model::build_decoded(loaded)
         .map_err(|diags| diags.iter().map(ToString::to_string).collect::<Vec<_>>())?;
     let validate = t1.elapsed();
     let t2 = Instant::now();
-    let built = Index::build(&model)
+    let index = Index::build(&model)
         .map_err(|errs| errs.iter().map(ToString::to_string).collect::<Vec<_>>())?;
     drop(model);
-    // One contiguous buffer instead of chunks scattered among freed temporaries.
-    let index = built
-        .compacted()
-        .map_err(|e| vec![format!("internal error compacting the index: {e}")])?;
-    drop(built);
     if let Some(release) = RELEASE_MEMORY.get() {
         release();
     }

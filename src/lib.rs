@@ -11,6 +11,7 @@
 //! | module | in → out |
 //! |---|---|
 //! | [`source`] | directory → blobs with their file, document and line |
+//! | [`arena`] | large kept byte strings → dense shared blocks |
 //! | [`model`] | blobs → validated packages, channels, bundles, or every diagnostic |
 //! | [`version_range`] | range strings → matchers (blang for skipRange) |
 //! | [`index`] | model → immutable tables with pre-encoded replies |
@@ -37,6 +38,7 @@ pub mod api {
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/registry_descriptor.bin"));
 
+pub mod arena;
 pub mod cache;
 pub mod catalog;
 pub mod cli;

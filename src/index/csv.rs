@@ -9,8 +9,10 @@
 //! the metadata has none. Unknown metadata keys are dropped. Metadata field names
 //! are matched exactly (the reference also accepts other letter cases).
 
-use crate::model::{Bundle, Package};
+use crate::arena::Arena;
+use crate::model::Package;
 use base64::Engine;
+use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -25,7 +27,7 @@ fn is_zero(n: &i32) -> bool {
 }
 
 /// `olm.csv.metadata` as the reference reads it.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CsvMetadata {
     annotations: Option<BTreeMap<String, String>>,
@@ -47,13 +49,13 @@ pub struct CsvMetadata {
 }
 
 impl CsvMetadata {
-    /// Decodes a metadata value; the error names the offending field.
-    pub fn from_value(value: &Value) -> Result<Self, String> {
+    /// Decodes a metadata value, moving its strings; the error names the offending field.
+    pub fn from_value(value: Value) -> Result<Self, String> {
         Self::deserialize(value).map_err(|e| format!("invalid olm.csv.metadata: {e}"))
     }
 }
 
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 struct CrdDefinitions {
     #[serde(
         default,
@@ -69,7 +71,7 @@ struct CrdDefinitions {
     required: Vec<CrdDescription>,
 }
 
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 struct ApiServiceDefinitions {
     #[serde(
         default,
@@ -93,7 +95,7 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct CrdDescription {
     #[serde(default, deserialize_with = "nullable")]
@@ -140,7 +142,7 @@ struct CrdDescription {
     action_descriptors: Vec<Descriptor>,
 }
 
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ApiServiceDescription {
     #[serde(default, deserialize_with = "nullable")]
@@ -201,7 +203,7 @@ struct ApiServiceDescription {
     action_descriptors: Vec<Descriptor>,
 }
 
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 struct ApiResourceReference {
     #[serde(default, deserialize_with = "nullable")]
     name: String,
@@ -211,7 +213,7 @@ struct ApiResourceReference {
     version: String,
 }
 
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Descriptor {
     #[serde(default, deserialize_with = "nullable")]
@@ -250,7 +252,7 @@ fn go_raw<S: serde::Serializer>(value: &Option<Value>, s: S) -> Result<S::Ok, S:
     raw.serialize(s)
 }
 
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 struct InstallMode {
     #[serde(rename = "type", default, deserialize_with = "nullable")]
     typ: String,
@@ -258,7 +260,7 @@ struct InstallMode {
     supported: bool,
 }
 
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 struct AppLink {
     #[serde(
         default,
@@ -274,7 +276,7 @@ struct AppLink {
     url: String,
 }
 
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 struct Maintainer {
     #[serde(
         default,
@@ -290,7 +292,7 @@ struct Maintainer {
     email: String,
 }
 
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 struct GroupVersionKind {
     #[serde(default, deserialize_with = "nullable")]
     group: String,
@@ -298,16 +300,6 @@ struct GroupVersionKind {
     version: String,
     #[serde(default, deserialize_with = "nullable")]
     kind: String,
-}
-
-#[derive(Serialize)]
-struct Csv<'a> {
-    kind: &'static str,
-    #[serde(rename = "apiVersion")]
-    api_version: &'static str,
-    metadata: Metadata<'a>,
-    spec: Spec<'a>,
-    status: Status,
 }
 
 #[derive(Serialize)]
@@ -351,17 +343,11 @@ struct Cleanup {
     enabled: bool,
 }
 
-#[derive(Serialize)]
-struct Status {
-    cleanup: Empty,
-}
-
-#[derive(Serialize)]
-struct Empty {}
-
+/// `spec` up to `displayName`; then come the description (the metadata's or the
+/// package's), [`SpecMiddle`], the package icon and [`SpecTail`].
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Spec<'a> {
+struct SpecHead {
     install: Install,
     version: String,
     #[serde(skip_serializing_if = "str::is_empty")]
@@ -373,8 +359,10 @@ struct Spec<'a> {
     #[serde(skip_serializing_if = "str::is_empty")]
     min_kube_version: String,
     display_name: String,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    description: String,
+}
+
+#[derive(Serialize)]
+struct SpecMiddle {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     keywords: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -382,8 +370,11 @@ struct Spec<'a> {
     provider: AppLink,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     links: Vec<AppLink>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    icon: Vec<Icon>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SpecTail<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     install_modes: Vec<InstallMode>,
     cleanup: Cleanup,
@@ -391,80 +382,234 @@ struct Spec<'a> {
     related_images: Vec<RelatedImage<'a>>,
 }
 
-/// Builds the CSV JSON for `bundle` from its `olm.csv.metadata`.
-pub fn synthesize(bundle: &Bundle, package: &Package, metadata: &Value) -> Result<String, String> {
-    let m = CsvMetadata::from_value(metadata)?;
-    let description = m
-        .description
-        .filter(|d| !d.is_empty())
-        .unwrap_or_else(|| package.description.clone());
-    let icon = package
-        .icon
-        .iter()
-        .map(|i| Icon {
-            base64data: base64::engine::general_purpose::STANDARD.encode(&i.data),
-            mediatype: i.media_type.clone(),
-        })
-        .collect();
-    let csv = Csv {
-        kind: "ClusterServiceVersion",
-        api_version: "operators.coreos.com/v1alpha1",
-        metadata: Metadata {
-            name: &bundle.name,
+/// A bundle's CSV, synthesised from its `olm.csv.metadata` when the bundle is
+/// decoded, minus the parts its package supplies ([`PackageParts`]): the package
+/// may be read later, and its parts are the same for all its bundles.
+/// [`CsvPieces::chunks`] puts the two together; the CSV is their concatenation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CsvPieces {
+    /// From the start up to and including `spec.displayName`.
+    head: Bytes,
+    /// `,"description":…` when the metadata has a description of its own.
+    description: Option<Bytes>,
+    /// `keywords` up to and including `links`.
+    middle: Bytes,
+    /// `installModes` to the end.
+    tail: Bytes,
+}
+
+/// What a package contributes to the CSVs synthesised for its bundles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PackageParts {
+    /// `,"description":…`, or empty when the package has no description.
+    description: Bytes,
+    /// `,"icon":[…]`, or empty when the package has no icon.
+    icon: Bytes,
+}
+
+impl PackageParts {
+    /// The parts of `package`.
+    pub fn new(package: &Package) -> Result<PackageParts, String> {
+        let description = if package.description.is_empty() {
+            Bytes::new()
+        } else {
+            format!(",\"description\":{}", json(&package.description)?).into()
+        };
+        let icon: Vec<Icon> = package
+            .icon
+            .iter()
+            .map(|i| Icon {
+                base64data: base64::engine::general_purpose::STANDARD.encode(&i.data),
+                mediatype: i.media_type.clone(),
+            })
+            .collect();
+        let icon = if icon.is_empty() {
+            Bytes::new()
+        } else {
+            format!(",\"icon\":{}", json(&icon)?).into()
+        };
+        Ok(PackageParts { description, icon })
+    }
+}
+
+/// Go-compatible JSON text of `value` (see [`go_html_escape`]).
+fn json<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
+    serde_json::to_string(value)
+        .map(go_html_escape)
+        .map_err(|e| format!("encode synthesised CSV: {e}"))
+}
+
+/// The fields of a JSON object's text, without the braces.
+fn fields_of(object: &str) -> &str {
+    object
+        .strip_prefix('{')
+        .and_then(|o| o.strip_suffix('}'))
+        .unwrap_or(object)
+}
+
+impl CsvPieces {
+    /// Synthesises the CSV of bundle `name` (see the module docs). Pieces are
+    /// written into `arena`.
+    pub fn synthesize(
+        name: &str,
+        version: &semver::Version,
+        related_images: &[crate::model::RelatedImage],
+        m: CsvMetadata,
+        arena: &mut Arena,
+    ) -> Result<CsvPieces, String> {
+        let metadata = Metadata {
+            name,
             labels: m.labels.unwrap_or_default(),
             annotations: m.annotations.unwrap_or_default(),
-        },
-        spec: Spec {
+        };
+        let spec_head = SpecHead {
             install: Install {
                 strategy: "deployment",
                 spec: InstallSpec { deployments: None },
             },
-            version: bundle.version.to_string(),
+            version: version.to_string(),
             maturity: m.maturity.unwrap_or_default(),
             customresourcedefinitions: m.crd_descriptions.unwrap_or_default(),
             apiservicedefinitions: m.api_service_definitions.unwrap_or_default(),
             native_apis: m.native_apis.unwrap_or_default(),
             min_kube_version: m.min_kube_version.unwrap_or_default(),
             display_name: m.display_name.unwrap_or_default(),
-            description,
+        };
+        let middle = SpecMiddle {
             keywords: m.keywords.unwrap_or_default(),
             maintainers: m.maintainers.unwrap_or_default(),
             provider: m.provider.unwrap_or_default(),
             links: m.links.unwrap_or_default(),
-            icon,
+        };
+        let tail = SpecTail {
             install_modes: m.install_modes.unwrap_or_default(),
             cleanup: Cleanup { enabled: false },
-            related_images: bundle
-                .related_images
+            related_images: related_images
                 .iter()
                 .map(|r| RelatedImage {
                     name: &r.name,
                     image: &r.image,
                 })
                 .collect(),
-        },
-        status: Status { cleanup: Empty {} },
-    };
-    let text = serde_json::to_string(&csv).map_err(|e| format!("encode synthesised CSV: {e}"))?;
-    Ok(go_html_escape(&text))
+        };
+        let head = format!(
+            "{{\"kind\":\"ClusterServiceVersion\",\"apiVersion\":\"operators.coreos.com/v1alpha1\",\"metadata\":{},\"spec\":{{{}",
+            json(&metadata)?,
+            fields_of(&json(&spec_head)?)
+        );
+        let description = match m.description.filter(|d| !d.is_empty()) {
+            Some(d) => Some(arena.copy(format!(",\"description\":{}", json(&d)?).as_bytes())),
+            None => None,
+        };
+        let middle = format!(",{}", fields_of(&json(&middle)?));
+        let tail = format!(
+            ",{}}},\"status\":{{\"cleanup\":{{}}}}}}",
+            fields_of(&json(&tail)?)
+        );
+        Ok(CsvPieces {
+            head: arena.copy(head.as_bytes()),
+            description,
+            middle: arena.copy(middle.as_bytes()),
+            tail: arena.copy(tail.as_bytes()),
+        })
+    }
+
+    /// The CSV's text as chunks, with `package`'s parts filled in.
+    pub fn chunks(&self, package: &PackageParts) -> [Bytes; 5] {
+        [
+            self.head.clone(),
+            self.description
+                .clone()
+                .unwrap_or_else(|| package.description.clone()),
+            self.middle.clone(),
+            package.icon.clone(),
+            self.tail.clone(),
+        ]
+    }
 }
 
 /// Applies Go's `json.Marshal` escaping to serde_json output: `<`, `>`, `&`,
 /// U+2028 and U+2029 can only occur inside strings, so a plain replacement is exact.
-fn go_html_escape(text: &str) -> String {
-    if !text.contains(['<', '>', '&', '\u{2028}', '\u{2029}']) {
-        return text.to_string();
+fn go_html_escape(text: String) -> String {
+    let bytes = text.as_bytes();
+    // U+2028 and U+2029 are E2 80 A8 and E2 80 A9 in UTF-8.
+    let next_html =
+        |from: usize| memchr::memchr3(b'<', b'>', b'&', &bytes[from..]).map(|i| i + from);
+    let next_e2 = |from: usize| memchr::memchr(0xE2, &bytes[from..]).map(|i| i + from);
+    let (mut html, mut e2) = (next_html(0), next_e2(0));
+    if html.is_none() && e2.is_none() {
+        return text;
     }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut copied = 0;
+    loop {
+        let at = match (html, e2) {
+            (None, None) => break,
+            (Some(h), Some(e)) => h.min(e),
+            (Some(h), None) => h,
+            (None, Some(e)) => e,
+        };
+        let (escape, len) = match &bytes[at..] {
+            [b'<', ..] => ("\\u003c", 1),
+            [b'>', ..] => ("\\u003e", 1),
+            [b'&', ..] => ("\\u0026", 1),
+            [0xE2, 0x80, 0xA8, ..] => ("\\u2028", 3),
+            [0xE2, 0x80, 0xA9, ..] => ("\\u2029", 3),
+            _ => ("", 0),
+        };
+        if len > 0 {
+            out.push_str(&text[copied..at]);
+            out.push_str(escape);
+            copied = at + len;
+        }
+        let after = at + len.max(1);
+        if html.is_some_and(|h| h < after) {
+            html = next_html(after);
+        }
+        if e2.is_some_and(|e| e < after) {
+            e2 = next_e2(after);
         }
     }
+    out.push_str(&text[copied..]);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_html_escape;
+    use proptest::prelude::*;
+
+    /// The obvious definition, one character at a time.
+    fn escape_by_char(text: &str) -> String {
+        let mut out = String::new();
+        for c in text.chars() {
+            match c {
+                '<' => out.push_str("\\u003c"),
+                '>' => out.push_str("\\u003e"),
+                '&' => out.push_str("\\u0026"),
+                '\u{2028}' => out.push_str("\\u2028"),
+                '\u{2029}' => out.push_str("\\u2029"),
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn escapes_what_go_escapes() {
+        assert_eq!(
+            go_html_escape("a<b>&\u{2028}\u{2029}\u{2027}€".into()),
+            "a\\u003cb\\u003e\\u0026\\u2028\\u2029\u{2027}€"
+        );
+        assert_eq!(go_html_escape("plain".into()), "plain");
+    }
+
+    proptest! {
+        #[test]
+        fn equals_the_character_by_character_definition(
+            text in "[a<>&\u{2028}\u{2029}\u{2027}\u{20ac}\u{e000} ]{0,40}"
+        ) {
+            prop_assert_eq!(go_html_escape(text.clone()), escape_by_char(&text));
+        }
+    }
 }

@@ -20,6 +20,7 @@ mod persist;
 pub use persist::DecodeError;
 
 use crate::api;
+use crate::arena::Arena;
 use crate::model::{self, Model};
 use crate::service::wire::Reply;
 use bytes::Bytes;
@@ -194,13 +195,26 @@ impl Index {
         // (channel, package, bundle, package idx, channel idx, entry idx)
         let mut order: Vec<(&str, &str, &str, usize, usize, usize)> = Vec::new();
         let mut body_of: HashMap<(usize, &str), u32> = HashMap::new();
-        // Bodies (CSV synthesis, encoding) are independent: build them on every core.
-        let all: Vec<(&model::Package, &model::Bundle)> = model
+        // Bodies (encoding, CSV assembly) are independent: build them on every core.
+        // A package's parts of its bundles' synthesised CSVs are encoded once.
+        let parts: Vec<Result<csv::PackageParts, String>> =
+            model.packages.iter().map(csv::PackageParts::new).collect();
+        type BodyInput<'a> = (
+            &'a model::Package,
+            &'a Result<csv::PackageParts, String>,
+            &'a model::Bundle,
+        );
+        let all: Vec<BodyInput> = model
             .packages
             .iter()
-            .flat_map(|p| p.bundles.iter().map(move |b| (p, b)))
+            .zip(&parts)
+            .flat_map(|(p, parts)| p.bundles.iter().map(move |b| (p, parts, b)))
             .collect();
-        let mut built = crate::source::parallel_map(&all, |(p, b)| bundle_body(p, b)).into_iter();
+        let mut built = crate::source::parallel_map_with(&all, |arena, (p, parts, b)| {
+            let parts = parts.as_ref().map_err(Clone::clone)?;
+            bundle_body(arena, p, parts, b)
+        })
+        .into_iter();
         for (pi, package) in model.packages.iter().enumerate() {
             for bundle in &package.bundles {
                 let result = built
@@ -658,23 +672,23 @@ fn better(
 
 /// Encodes a bundle's shared reply fields; returns the body and its full reply size.
 fn bundle_body(
+    arena: &mut Arena,
     package: &model::Package,
+    package_parts: &csv::PackageParts,
     bundle: &model::Bundle,
 ) -> Result<(BundleBody, usize), String> {
-    // One Bytes per manifest; the CSV is shared by csvJson and its object entry.
-    let mut objects: Vec<Bytes> = bundle.objects.clone();
-    let csv: Option<Bytes> = match bundle.csv_object {
-        Some(i) => objects.get(i).cloned(),
-        None => match bundle.csv_metadata() {
-            Some(meta) => {
-                let csv = Bytes::from(csv::synthesize(bundle, package, meta)?);
-                if objects.is_empty() {
-                    objects.push(csv.clone());
-                }
-                Some(csv)
+    // Each manifest is a list of chunks; the CSV's are shared by csvJson and its object entry.
+    let mut objects: Vec<Vec<Bytes>> = bundle.objects.iter().map(|o| vec![o.clone()]).collect();
+    let csv: Option<Vec<Bytes>> = match (bundle.csv_object, &bundle.csv_pieces) {
+        (Some(i), _) => objects.get(i).cloned(),
+        (None, Some(pieces)) => {
+            let csv = pieces.chunks(package_parts).to_vec();
+            if objects.is_empty() {
+                objects.push(csv.clone());
             }
-            None => None,
-        },
+            Some(csv)
+        }
+        (None, None) => None,
     };
     let mut dependencies = Vec::new();
     for p in &bundle.properties {
@@ -729,14 +743,15 @@ fn bundle_body(
         ..Default::default()
     };
     let mut chunks: Vec<Bytes> = Vec::with_capacity(2 * objects.len() + 2);
-    let mut push_field = |tag: u32, payload: &Bytes| {
-        let mut head = Vec::with_capacity(8);
+    let mut push_field = |tag: u32, payload: &[Bytes]| {
+        let len: usize = payload.iter().map(Bytes::len).sum();
+        let mut head = Vec::with_capacity(16);
         prost::encoding::encode_key(tag, prost::encoding::WireType::LengthDelimited, &mut head);
-        prost::encoding::encode_varint(payload.len() as u64, &mut head);
-        chunks.push(Bytes::from(head));
-        chunks.push(payload.clone());
+        prost::encoding::encode_varint(len as u64, &mut head);
+        chunks.push(arena.copy(&head));
+        chunks.extend(payload.iter().filter(|c| !c.is_empty()).cloned());
     };
-    if let Some(csv) = csv.as_ref().filter(|c| !c.is_empty()) {
+    if let Some(csv) = csv.as_ref().filter(|c| c.iter().any(|c| !c.is_empty())) {
         push_field(4, csv);
     }
     for object in &objects {

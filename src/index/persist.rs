@@ -1,12 +1,8 @@
 //! The index as one contiguous buffer, and back.
 //!
 //! In: an [`Index`]. Out: protobuf bytes, which decode into an `Index` whose reply
-//! chunks are zero-copy slices of one buffer. Used twice:
-//!
-//! - after a cold build, to compact the index: its chunks were allocated among the
-//!   load's temporaries, which fragments the heap; re-reading it from one buffer
-//!   lets the allocator return everything else to the OS;
-//! - by the on-disk index cache (`--cache-dir`), so a warm start is a file read.
+//! chunks are zero-copy slices of one buffer. The on-disk index cache
+//! (`--cache-dir`) stores it, so a warm start is a file read.
 //!
 //! Maps are written in key order, so the same index always encodes to the same bytes.
 //! A chunk shared by two fields (a CSV under `csvJson` and `object`) is stored once.
@@ -178,8 +174,12 @@ pub struct DecodeError(String);
 impl Index {
     /// Encodes the whole index.
     pub fn to_bytes(&self) -> Vec<u8> {
+        self.to_message().encode_to_vec()
+    }
+
+    fn to_message(&self) -> PIndex {
         let s = &self.stats;
-        let p = PIndex {
+        PIndex {
             packages: self
                 .packages
                 .iter()
@@ -284,13 +284,15 @@ impl Index {
             .iter()
             .map(|n| *n as u64)
             .collect(),
-        };
-        p.encode_to_vec()
+        }
     }
 
     /// Decodes an index; every reply chunk is a slice of `buf` (no copy).
     pub fn from_bytes(buf: Bytes) -> Result<Index, DecodeError> {
-        let p = PIndex::decode(buf).map_err(|e| DecodeError(e.to_string()))?;
+        Index::from_message(PIndex::decode(buf).map_err(|e| DecodeError(e.to_string()))?)
+    }
+
+    fn from_message(p: PIndex) -> Result<Index, DecodeError> {
         let bad = |what: &str| DecodeError(what.to_string());
         let n_copies = p.copies.len() as u32;
         let n_bodies = p.bodies.len() as u32;
@@ -418,10 +420,5 @@ impl Index {
             encoded_bytes: encoded_bytes as usize,
         };
         Ok(ix)
-    }
-
-    /// The same index, re-read from one contiguous buffer (see the module docs).
-    pub fn compacted(&self) -> Result<Index, DecodeError> {
-        Index::from_bytes(Bytes::from(self.to_bytes()))
     }
 }

@@ -20,6 +20,8 @@ pub mod image_ref;
 pub mod property;
 mod validate;
 
+use crate::arena::Arena;
+use crate::index::csv::CsvPieces;
 use crate::source::{Blob, Loaded, Origin};
 use base64::Engine;
 pub use property::{Gvk, PackageRequired, Property};
@@ -227,6 +229,8 @@ pub struct Bundle {
     pub objects: Vec<bytes::Bytes>,
     /// Index into `objects` of the ClusterServiceVersion, if there is one.
     pub csv_object: Option<usize>,
+    /// The CSV synthesised from `olm.csv.metadata`, when there is no CSV object.
+    pub csv_pieces: Option<CsvPieces>,
     /// The deprecation message, if deprecated.
     pub deprecation: Option<String>,
     /// Where the `olm.bundle` blob was read.
@@ -249,22 +253,73 @@ impl Bundle {
             _ => None,
         })
     }
-
-    /// The `olm.csv.metadata` value, if any.
-    pub fn csv_metadata(&self) -> Option<&Value> {
-        self.properties.iter().find_map(|p| match &p.parsed {
-            property::Parsed::CsvMetadata => Some(&p.value),
-            _ => None,
-        })
-    }
 }
 
 /// What model building produced: the model when there are no diagnostics.
 pub type BuildResult = Result<Model, Vec<Diagnostic>>;
 
+/// A blob after the part of model building that needs no other blob.
+///
+/// Bundles are decoded (properties typed, manifests decoded into an [`Arena`]) and
+/// their JSON tree dropped; other blobs are kept as read. [`decode_blob`] is meant
+/// to run on the worker that parsed the blob (see [`crate::source::load_dir_with`]),
+/// so a catalog's trees never all exist at once.
+#[derive(Debug)]
+pub enum Decoded {
+    /// An `olm.bundle` blob, decoded.
+    Bundle(Box<DecodedBundle>),
+    /// Any other blob.
+    Other(Blob),
+}
+
+/// An `olm.bundle` blob after decoding.
+#[derive(Debug)]
+pub struct DecodedBundle {
+    /// The blob's envelope and origin; its value is `null`.
+    envelope: Blob,
+    /// The bundle, when it decoded without problems.
+    bundle: Option<Bundle>,
+    /// What is wrong with it.
+    diags: Vec<Diagnostic>,
+}
+
+/// Decodes what can be decoded of `blob` on its own (see [`Decoded`]).
+pub fn decode_blob(arena: &mut Arena, mut blob: Blob) -> Decoded {
+    if blob.schema != schema::BUNDLE {
+        return Decoded::Other(blob);
+    }
+    let value = std::mem::take(&mut blob.value);
+    let mut diags = Vec::new();
+    let err = |m: String| {
+        Diagnostic::new(Some(&blob.origin), m)
+            .package(&blob.package)
+            .bundle(&blob.name)
+    };
+    let bundle = decode_bundle(value, &blob, &err, &mut diags, arena);
+    Decoded::Bundle(Box::new(DecodedBundle {
+        bundle: bundle.filter(|_| diags.is_empty()),
+        diags,
+        envelope: blob,
+    }))
+}
+
 /// Builds and validates the model of a loaded catalog. Load errors are turned into
 /// diagnostics first, so a caller gets one list.
 pub fn build(loaded: Loaded) -> BuildResult {
+    let mut arena = Arena::new();
+    build_decoded(Loaded {
+        blobs: loaded
+            .blobs
+            .into_iter()
+            .map(|b| decode_blob(&mut arena, b))
+            .collect(),
+        errors: loaded.errors,
+        files: loaded.files,
+    })
+}
+
+/// [`build`] from blobs already passed through [`decode_blob`].
+pub fn build_decoded(loaded: Loaded<Decoded>) -> BuildResult {
     let mut diags: Vec<Diagnostic> = loaded
         .errors
         .iter()
@@ -339,16 +394,22 @@ impl PackageDraft {
 }
 
 impl Builder {
-    fn build(mut self, blobs: Vec<Blob>, diags: &mut Vec<Diagnostic>) -> Model {
+    fn build(mut self, blobs: Vec<Decoded>, diags: &mut Vec<Diagnostic>) -> Model {
         let mut custom = Vec::new();
         let mut channels = Vec::new();
         let mut bundles = Vec::new();
         let mut deprecations = Vec::new();
-        for blob in blobs {
+        for decoded in blobs {
+            let blob = match decoded {
+                Decoded::Bundle(b) => {
+                    bundles.push(b);
+                    continue;
+                }
+                Decoded::Other(blob) => blob,
+            };
             match blob.schema.as_str() {
                 schema::PACKAGE => self.add_package(&blob, diags),
                 schema::CHANNEL => channels.push(blob),
-                schema::BUNDLE => bundles.push(blob),
                 schema::DEPRECATIONS => deprecations.push(blob),
                 _ => {
                     if let Some(d) = custom_meta_problem(&blob) {
@@ -550,9 +611,13 @@ impl Builder {
         );
     }
 
-    fn add_bundle(&mut self, blob: Blob, diags: &mut Vec<Diagnostic>) {
-        let origin_owned = blob.origin.clone();
-        let origin = Some(&origin_owned);
+    fn add_bundle(&mut self, decoded: Box<DecodedBundle>, diags: &mut Vec<Diagnostic>) {
+        let DecodedBundle {
+            envelope: blob,
+            bundle,
+            diags: bundle_diags,
+        } = *decoded;
+        let origin = Some(&blob.origin);
         let package = blob.package.clone();
         let name = blob.name.clone();
         let Some(draft) = self.draft_for(&blob, "bundle", diags) else {
@@ -570,13 +635,12 @@ impl Builder {
             )));
             return;
         }
-        let before = diags.len();
-        let bundle = decode_bundle(blob, &err, diags);
+        diags.extend(bundle_diags);
         match bundle {
-            Some(b) if diags.len() == before => {
+            Some(b) => {
                 draft.bundles.insert(name, b);
             }
-            _ => {
+            None => {
                 draft.broken_bundles.insert(name);
             }
         }
@@ -719,11 +783,13 @@ fn custom_meta_problem(blob: &Blob) -> Option<Diagnostic> {
 }
 
 fn decode_bundle(
-    mut blob: Blob,
+    mut value: Value,
+    blob: &Blob,
     err: &dyn Fn(String) -> Diagnostic,
     diags: &mut Vec<Diagnostic>,
+    arena: &mut Arena,
 ) -> Option<Bundle> {
-    let obj = blob.value.as_object_mut()?;
+    let obj = value.as_object_mut()?;
     let props = match decode::take_field(obj, "properties") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items,
@@ -762,7 +828,7 @@ fn decode_bundle(
     let mut properties = Vec::with_capacity(props.len());
     let mut ok = true;
     for (i, p) in props.into_iter().enumerate() {
-        match property::parse(i, p) {
+        match property::parse(i, p, arena) {
             Ok(p) => properties.push(p),
             Err(e) => {
                 diags.push(err(format!("parse properties: {e}")));
@@ -775,7 +841,7 @@ fn decode_bundle(
     }
     let csv_metadata_count = properties
         .iter()
-        .filter(|p| matches!(p.parsed, property::Parsed::CsvMetadata))
+        .filter(|p| matches!(p.parsed, property::Parsed::CsvMetadata(_)))
         .count();
     if csv_metadata_count > 1 {
         diags.push(err(format!(
@@ -851,7 +917,7 @@ fn decode_bundle(
     }
     let version_text = pp.version.clone();
     let release = pp.release.clone();
-    let (objects, csv_object) = match property::bundle_objects(&mut properties) {
+    let (objects, csv_object) = match property::bundle_objects(&mut properties, arena) {
         Ok(v) => v,
         Err(e) => {
             diags.push(err(e));
@@ -859,6 +925,22 @@ fn decode_bundle(
         }
     };
 
+    let csv_pieces = match csv_object {
+        Some(_) => None,
+        None => match properties.iter_mut().find_map(|p| match &mut p.parsed {
+            property::Parsed::CsvMetadata(m) => Some(std::mem::take(m.as_mut())),
+            _ => None,
+        }) {
+            None => None,
+            Some(m) => match CsvPieces::synthesize(&blob.name, &version, &related, m, arena) {
+                Ok(pieces) => Some(pieces),
+                Err(e) => {
+                    diags.push(err(e));
+                    return None;
+                }
+            },
+        },
+    };
     if image.is_empty() && objects.is_empty() {
         diags.push(err(
             "bundle image must be set (or the bundle must carry olm.bundle.object properties)"
@@ -876,6 +958,7 @@ fn decode_bundle(
         release,
         objects,
         csv_object,
+        csv_pieces,
         deprecation: None,
         origin: blob.origin.clone(),
     })

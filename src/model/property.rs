@@ -17,6 +17,8 @@
 //! reference.
 
 use super::decode;
+use crate::arena::Arena;
+use crate::index::csv::CsvMetadata;
 use crate::source::json::{self, Html, Numbers};
 use base64::Engine;
 use bytes::Bytes;
@@ -85,9 +87,10 @@ pub enum Parsed {
     /// `olm.gvk.required`.
     GvkRequired(Gvk),
     /// `olm.bundle.object`, decoded bytes.
-    BundleObject(Vec<u8>),
-    /// `olm.csv.metadata` (the value is read when a CSV is synthesised).
-    CsvMetadata,
+    BundleObject(Bytes),
+    /// `olm.csv.metadata`, decoded (moved into the bundle's synthesised CSV when
+    /// the bundle is decoded; an empty default is left behind).
+    CsvMetadata(Box<CsvMetadata>),
     /// `olm.channel`.
     Channel(String),
     /// Anything else.
@@ -112,8 +115,8 @@ impl Property {
     }
 }
 
-/// Parses property `index` of a bundle.
-pub fn parse(index: usize, item: Value) -> Result<Property, String> {
+/// Parses property `index` of a bundle. Bundle objects are decoded into `arena`.
+pub fn parse(index: usize, item: Value, arena: &mut Arena) -> Result<Property, String> {
     let mut item = match item {
         Value::Object(m) => m,
         other => {
@@ -132,17 +135,21 @@ pub fn parse(index: usize, item: Value) -> Result<Property, String> {
             "property has no value (unexpected end of JSON input)".into()
         ));
     };
-    let parsed = typed(&typ, &value).map_err(ctx)?;
-    // The decoded bytes are all that is needed of a bundle object from here on.
-    let value = if matches!(parsed, Parsed::BundleObject(_)) {
-        Value::Null
+    // The decoded forms are all that is needed of bundle objects and CSV metadata
+    // from here on: their values are not kept.
+    let (parsed, value) = if typ == types::CSV_METADATA {
+        let metadata = CsvMetadata::from_value(value).map_err(ctx)?;
+        (Parsed::CsvMetadata(Box::new(metadata)), Value::Null)
     } else {
-        value
+        match typed(&typ, &value, arena).map_err(ctx)? {
+            object @ Parsed::BundleObject(_) => (object, Value::Null),
+            parsed => (parsed, value),
+        }
     };
     Ok(Property { typ, value, parsed })
 }
 
-fn typed(typ: &str, value: &Value) -> Result<Parsed, String> {
+fn typed(typ: &str, value: &Value, arena: &mut Arena) -> Result<Parsed, String> {
     let empty = Map::new();
     let obj = |v| -> Result<&Map<String, Value>, String> {
         Ok(decode::as_object(v, "value")?.unwrap_or(&empty))
@@ -182,19 +189,56 @@ fn typed(typ: &str, value: &Value) -> Result<Parsed, String> {
         }
         types::BUNDLE_OBJECT => {
             let o = obj(value)?;
-            let data = decode::string(o, "data")?;
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(data.replace(['\n', '\r'], ""))
-                .map_err(|e| format!("data: illegal base64 data: {e}"))?;
-            Parsed::BundleObject(bytes)
-        }
-        types::CSV_METADATA => {
-            crate::index::csv::CsvMetadata::from_value(value)?;
-            Parsed::CsvMetadata
+            let data = match decode::field(o, "data") {
+                None | Some(Value::Null) => "",
+                Some(Value::String(s)) => s.as_str(),
+                Some(other) => {
+                    return Err(format!(
+                        "field \"data\" must be a string, found {}",
+                        crate::source::kind_of(other)
+                    ));
+                }
+            };
+            Parsed::BundleObject(decode_base64(data, arena)?)
         }
         types::CHANNEL => Parsed::Channel(decode::string(obj(value)?, "channelName")?),
         _ => Parsed::Other,
     })
+}
+
+/// Go's `base64.StdEncoding` as `encoding/json` applies it to `[]byte` fields:
+/// padding required, line breaks ignored, stray bits after the last symbol allowed.
+const GO_STD_BASE64_CONFIG: base64::engine::GeneralPurposeConfig =
+    base64::engine::GeneralPurposeConfig::new().with_decode_allow_trailing_bits(true);
+
+/// The decoder of bundle objects, most of a large catalog's bytes: SIMD where the
+/// CPU has it (picked at first use), the same rules either way.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+static GO_STD_BASE64: std::sync::LazyLock<base64::engine::Simd> =
+    std::sync::LazyLock::new(|| base64::engine::Simd::standard(GO_STD_BASE64_CONFIG));
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+static GO_STD_BASE64: base64::engine::GeneralPurpose =
+    base64::engine::GeneralPurpose::new(&base64::alphabet::STANDARD, GO_STD_BASE64_CONFIG);
+
+/// Decodes standard base64 text straight into `arena`.
+fn decode_base64(data: &str, arena: &mut Arena) -> Result<Bytes, String> {
+    let stripped;
+    let data = if memchr::memchr2(b'\n', b'\r', data.as_bytes()).is_some() {
+        stripped = data.replace(['\n', '\r'], "");
+        stripped.as_str()
+    } else {
+        data
+    };
+    arena
+        .fill(base64::decoded_len_estimate(data.len()), |buf| {
+            GO_STD_BASE64.decode_slice(data, buf)
+        })
+        .map_err(|e| match e {
+            base64::DecodeSliceError::DecodeError(e) => format!("data: illegal base64 data: {e}"),
+            base64::DecodeSliceError::OutputSliceTooSmall => {
+                "data: internal error: base64 output buffer too small".to_string()
+            }
+        })
 }
 
 /// Checks a release: at most 20 characters of dot-separated semver prerelease identifiers.
@@ -239,7 +283,10 @@ pub fn validate_release(release: &str) -> Result<(), String> {
 /// the first manifest that decodes and whose `kind` is exactly `ClusterServiceVersion`.
 ///
 /// The decoded bytes are moved out of the properties (which keep an empty vector).
-pub fn bundle_objects(properties: &mut [Property]) -> Result<(Vec<Bytes>, Option<usize>), String> {
+pub fn bundle_objects(
+    properties: &mut [Property],
+    arena: &mut Arena,
+) -> Result<(Vec<Bytes>, Option<usize>), String> {
     let mut objects = Vec::new();
     let mut csv = None;
     for (i, p) in properties.iter_mut().enumerate() {
@@ -247,20 +294,16 @@ pub fn bundle_objects(properties: &mut [Property]) -> Result<(Vec<Bytes>, Option
             continue;
         };
         let bytes = std::mem::take(bytes);
+        let utf8 = std::str::from_utf8(&bytes).map_err(|_| {
+            format!("parse property at index {i} as bundle object: manifest is not valid UTF-8")
+        })?;
         let text: Bytes = if bytes.first() == Some(&b'{') {
-            String::from_utf8(bytes)
-                .map_err(|_| {
-                    format!(
-                        "parse property at index {i} as bundle object: manifest is not valid UTF-8"
-                    )
-                })?
-                .into()
+            bytes.clone()
         } else {
-            let yaml = std::str::from_utf8(&bytes).map_err(|_| {
-                format!("parse property at index {i} as bundle object: manifest is not valid UTF-8")
-            })?;
-            match crate::source::yaml::document_to_json(yaml) {
-                Ok(Some(v)) => json::to_string(&v, Html::Escape, Numbers::KeepIntegers).into(),
+            match crate::source::yaml::document_to_json(utf8) {
+                Ok(Some(v)) => {
+                    arena.copy(json::to_string(&v, Html::Escape, Numbers::KeepIntegers).as_bytes())
+                }
                 Ok(None) => Bytes::from_static(b"null"),
                 Err(e) => return Err(format!("parse property at index {i} as bundle object: {e}")),
             }
@@ -290,7 +333,7 @@ mod tests {
     use serde_json::json;
 
     fn prop(v: Value) -> Result<Property, String> {
-        parse(0, v)
+        parse(0, v, &mut Arena::new())
     }
 
     #[test]
@@ -331,6 +374,39 @@ mod tests {
     }
 
     #[test]
+    fn base64_follows_go_std_encoding() {
+        let decode = |s: &str| decode_base64(s, &mut Arena::new()).map(|b| b.to_vec());
+        assert_eq!(decode("aGk=").expect("padded"), b"hi");
+        assert_eq!(decode("aG\nk=\r\n").expect("line breaks"), b"hi");
+        // Go ignores stray bits after the last symbol unless in strict mode
+        assert_eq!(decode("aGl=").expect("trailing bits"), b"hi");
+        assert!(decode("aGk").is_err(), "padding is required");
+        let e = decode(&format!("{}!", "A".repeat(100))).expect_err("bad symbol");
+        assert!(e.starts_with("data: illegal base64 data: "), "{e}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn base64_decodes_what_go_encodes(
+            data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..600),
+            wrap in 0usize..80,
+        ) {
+            let mut text = base64::engine::general_purpose::STANDARD.encode(&data);
+            if wrap > 0 {
+                // Go's encoders may wrap lines (MIME style); the decoder skips the breaks
+                let wrapped: Vec<String> = text
+                    .as_bytes()
+                    .chunks(wrap)
+                    .map(|c| String::from_utf8_lossy(c).into_owned())
+                    .collect();
+                text = wrapped.join("\r\n");
+            }
+            let decoded = decode_base64(&text, &mut Arena::new()).expect("valid");
+            proptest::prop_assert_eq!(&decoded[..], &data[..]);
+        }
+    }
+
+    #[test]
     fn opaque_types_keep_any_value() {
         let p = prop(json!({"type": "olm.maxOpenShiftVersion", "value": "4.16"})).expect("valid");
         assert_eq!(p.parsed, Parsed::Other);
@@ -358,7 +434,7 @@ mod tests {
         .into_iter()
         .map(|v| prop(v).expect("valid"))
         .collect();
-        let (objects, csv) = bundle_objects(&mut props).expect("objects");
+        let (objects, csv) = bundle_objects(&mut props, &mut Arena::new()).expect("objects");
         assert_eq!(objects[0], "{ \"kind\": \"ConfigMap\" }");
         assert_eq!(
             objects[1],

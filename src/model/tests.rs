@@ -1013,10 +1013,11 @@ fn one_csv_metadata_property_is_kept() {
         )
         .model();
     let b = model.packages[0].bundle("foo.v0.1.0").expect("bundle");
-    assert_eq!(
-        b.csv_metadata().and_then(|v| v.get("displayName")),
-        Some(&serde_json::json!("Foo"))
-    );
+    let pieces = b.csv_pieces.as_ref().expect("a CSV is synthesised");
+    let parts = crate::index::csv::PackageParts::new(&model.packages[0]).expect("parts");
+    let csv: Vec<u8> = pieces.chunks(&parts).concat();
+    let csv: serde_json::Value = serde_json::from_slice(&csv).expect("the CSV is JSON");
+    assert_eq!(csv["spec"]["displayName"], "Foo");
 }
 
 // ---------------------------------------------------------------------------------

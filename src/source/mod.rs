@@ -153,18 +153,44 @@ pub enum LoadError {
 }
 
 /// The result of reading a catalog root: blobs in walk order, plus what failed.
-#[derive(Debug, Default)]
-pub struct Loaded {
+///
+/// `B` is [`Blob`], or what [`load_dir_with`] turned each blob into.
+#[derive(Debug)]
+pub struct Loaded<B = Blob> {
     /// Every blob, in file walk order, then document order.
-    pub blobs: Vec<Blob>,
+    pub blobs: Vec<B>,
     /// Every error, in the same order.
     pub errors: Vec<LoadError>,
     /// The catalog files read (relative paths, walk order) and their sizes.
     pub files: Vec<(String, u64)>,
 }
 
+impl<B> Default for Loaded<B> {
+    fn default() -> Self {
+        Loaded {
+            blobs: Vec::new(),
+            errors: Vec::new(),
+            files: Vec::new(),
+        }
+    }
+}
+
 /// Reads every catalog file below `root`.
 pub fn load_dir(root: &Path) -> Loaded {
+    load_dir_with(root, |_: &mut (), blob| blob)
+}
+
+/// Reads every catalog file below `root`, on all cores, and passes each blob
+/// through `map` on the worker that parsed it, right after its file is parsed.
+/// `map` gets the worker's own state `S` (created with `S::default()`).
+///
+/// A parsed JSON tree is several times the size of its text; mapping each file's
+/// blobs to what is kept of them (a decoded bundle, say) before the next file is
+/// read keeps only one file's trees alive per worker, instead of the whole catalog's.
+pub fn load_dir_with<S: Default, B: Send>(
+    root: &Path,
+    map: impl Fn(&mut S, Blob) -> B + Sync,
+) -> Loaded<B> {
     let mut loaded = Loaded::default();
     let files = match list_catalog_files(root) {
         Ok(files) => files,
@@ -173,11 +199,21 @@ pub fn load_dir(root: &Path) -> Loaded {
             return loaded;
         }
     };
-    let results = parse_files_in_parallel(&files);
+    // Each worker reuses one read buffer: a fresh multi-megabyte buffer per file
+    // would cost a page fault per page, every time.
+    let results = parallel_map_with(&files, |(state, buffer): &mut (S, Vec<u8>), (rel, path)| {
+        let parsed = read_and_parse(rel, path, buffer);
+        let blobs: Vec<B> = parsed.blobs.into_iter().map(|b| map(state, b)).collect();
+        (blobs, parsed.errors, parsed.size)
+    });
     for ((rel, _), result) in files.iter().zip(results) {
-        loaded.files.push((rel.clone(), result.size));
-        loaded.blobs.extend(result.blobs);
-        loaded.errors.extend(result.errors);
+        let (blobs, errors, size) = result.unwrap_or_else(|| {
+            let message = "internal error: the worker reading this file failed".to_string();
+            (Vec::new(), vec![io_error_message(rel, message)], 0)
+        });
+        loaded.files.push((rel.clone(), size));
+        loaded.blobs.extend(blobs);
+        loaded.errors.extend(errors);
     }
     loaded
 }
@@ -289,6 +325,13 @@ fn rel_or_root(rel: &str, root: &Path) -> String {
     }
 }
 
+fn io_error_message(path: &str, message: String) -> LoadError {
+    LoadError::Io {
+        path: path.to_string(),
+        message,
+    }
+}
+
 fn io_error(path: String, e: &std::io::Error) -> LoadError {
     LoadError::Io {
         path,
@@ -307,16 +350,18 @@ pub struct FileResult {
     pub size: u64,
 }
 
-fn parse_files_in_parallel(files: &[(String, PathBuf)]) -> Vec<FileResult> {
-    parallel_map(files, |(rel, path)| read_and_parse(rel, path))
-        .into_iter()
-        .map(Option::unwrap_or_default)
-        .collect()
-}
-
 /// Applies `f` to every item on all cores; results come back in item order
 /// (`None` only if a worker panicked).
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<Option<R>> {
+    parallel_map_with(items, |_: &mut (), item| f(item))
+}
+
+/// [`parallel_map`] where each worker thread also has a state of its own (an
+/// [`crate::arena::Arena`], say), created with `S::default()`.
+pub fn parallel_map_with<T: Sync, R: Send, S: Default>(
+    items: &[T],
+    f: impl Fn(&mut S, &T) -> R + Sync,
+) -> Vec<Option<R>> {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
     let workers = std::thread::available_parallelism()
@@ -328,12 +373,13 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
+                let mut state = S::default();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(i) else {
                         break;
                     };
-                    let result = f(item);
+                    let result = f(&mut state, item);
                     if let Ok(mut slot) = slots[i].lock() {
                         *slot = Some(result);
                     }
@@ -347,23 +393,28 @@ pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -
         .collect()
 }
 
-fn read_and_parse(rel: &str, path: &Path) -> FileResult {
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            let size = bytes.len() as u64;
-            let text = match String::from_utf8(bytes) {
-                Ok(s) => s,
-                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            };
-            let mut result = parse_file(rel, &text);
-            result.size = size;
-            result
-        }
-        Err(e) => FileResult {
+fn read_and_parse(rel: &str, path: &Path, buffer: &mut Vec<u8>) -> FileResult {
+    use std::io::Read;
+    buffer.clear();
+    let read = std::fs::File::open(path).and_then(|mut f| f.read_to_end(buffer));
+    if let Err(e) = read {
+        return FileResult {
             errors: vec![io_error(rel.to_string(), &e)],
             ..FileResult::default()
-        },
+        };
     }
+    let size = buffer.len() as u64;
+    let lossy;
+    let text = match std::str::from_utf8(buffer) {
+        Ok(s) => s,
+        Err(_) => {
+            lossy = String::from_utf8_lossy(buffer).into_owned();
+            lossy.as_str()
+        }
+    };
+    let mut result = parse_file(rel, text);
+    result.size = size;
+    result
 }
 
 /// Parses the text of one catalog file named `rel`.
@@ -459,10 +510,8 @@ impl<'a> LineCounter<'a> {
     fn line_at(&mut self, offset: usize) -> usize {
         if offset >= self.offset {
             let end = offset.min(self.text.len());
-            self.line += self.text.as_bytes()[self.offset..end]
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count();
+            self.line +=
+                memchr::memchr_iter(b'\n', &self.text.as_bytes()[self.offset..end]).count();
             self.offset = end;
         }
         self.line

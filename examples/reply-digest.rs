@@ -1,0 +1,78 @@
+//! Digest of every bundle and package reply a catalog yields, to check that a
+//! change to loading or indexing leaves what clients receive byte for byte the same.
+//!
+//! ```text
+//! cargo run --release --example reply-digest -- CATALOG_DIR
+//! ```
+//!
+//! Hashes, in order: each ListBundles message and the GetBundle reply of the same
+//! (package, channel, bundle), then each GetPackage reply. Run it on a build before
+//! and after a change; the lines must be equal.
+
+use prost::Message;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let Some(dir) = std::env::args_os().nth(1) else {
+        eprintln!("usage: reply-digest CATALOG_DIR");
+        return ExitCode::from(2);
+    };
+    let (index, _) = match fbc_registry::catalog::load(std::path::Path::new(&dir)) {
+        Ok(loaded) => loaded,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("{e}");
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut bytes = 0usize;
+    let mut add = |reply: &[u8]| {
+        hasher.update(&(reply.len() as u64).to_le_bytes());
+        hasher.update(reply);
+        bytes += reply.len();
+    };
+    for i in 0..index.copy_count() {
+        let Some(item) = index.list_bundles_item(i) else {
+            eprintln!("ListBundles item {i} is missing");
+            return ExitCode::FAILURE;
+        };
+        let item = item.to_bytes();
+        add(&item);
+        let bundle = match fbc_registry::api::Bundle::decode(item) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("ListBundles item {i} does not decode: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        match index.bundle(&bundle.package_name, &bundle.channel_name, &bundle.csv_name) {
+            Ok(reply) => add(&reply.to_bytes()),
+            Err(e) => {
+                eprintln!("GetBundle of ListBundles item {i}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    for name in index.package_names() {
+        let Ok(name) = fbc_registry::api::PackageName::decode(name.clone()) else {
+            eprintln!("a ListPackages item does not decode");
+            return ExitCode::FAILURE;
+        };
+        match index.package_reply(&name.name) {
+            Ok(reply) => add(&reply.to_bytes()),
+            Err(e) => {
+                eprintln!("GetPackage {}: {e}", name.name);
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    println!(
+        "copies={} packages={} reply_bytes={bytes} xxh3={:016x}",
+        index.copy_count(),
+        index.package_names().len(),
+        hasher.digest()
+    );
+    ExitCode::SUCCESS
+}

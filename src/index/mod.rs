@@ -164,13 +164,34 @@ fn api_gvk(g: &model::Gvk) -> api::GroupVersionKind {
     }
 }
 
-fn entry_bytes(package: &str, channel: &str, bundle: &str, replaces: &str) -> Bytes {
-    encode(&api::ChannelEntry {
-        package_name: package.to_string(),
-        channel_name: channel.to_string(),
-        bundle_name: bundle.to_string(),
-        replaces: replaces.to_string(),
-    })
+/// An encoded `api.ChannelEntry`, written into `arena` without building the message
+/// (prost's encoding exactly: fields in number order, empty strings left out).
+fn entry_bytes(
+    arena: &mut Arena,
+    package: &str,
+    channel: &str,
+    bundle: &str,
+    replaces: &str,
+) -> Bytes {
+    use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint};
+    let fields = [(1, package), (2, channel), (3, bundle), (4, replaces)];
+    let len: usize = fields
+        .iter()
+        .filter(|(_, s)| !s.is_empty())
+        .map(|(_, s)| 1 + encoded_len_varint(s.len() as u64) + s.len())
+        .sum();
+    let written = arena.fill(len, |mut buf: &mut [u8]| {
+        for (tag, s) in fields.iter().filter(|(_, s)| !s.is_empty()) {
+            encode_key(*tag, WireType::LengthDelimited, &mut buf);
+            encode_varint(s.len() as u64, &mut buf);
+            bytes::BufMut::put_slice(&mut buf, s.as_bytes());
+        }
+        Ok::<usize, std::convert::Infallible>(len)
+    });
+    match written {
+        Ok(b) => b,
+        Err(never) => match never {},
+    }
 }
 
 /// What index building can fail on (a bundle the model accepted but that cannot be served).
@@ -326,39 +347,49 @@ impl Index {
             });
         }
 
-        // replace and provide answers, in copy order
+        // replace and provide answers, in copy order; each entry is encoded once and
+        // shared by every list it is in
+        let mut arena = Arena::new();
+        let mut replaced_by: HashMap<&str, Vec<Bytes>> = HashMap::new();
+        let mut providers: HashMap<&model::Gvk, Vec<Bytes>> = HashMap::new();
         for &(channel, pkg, bundle, pi, ci, ei) in &order {
             let package = &model.packages[pi];
             let entry = &package.channels[ci].entries[ei];
+            let own = entry_bytes(&mut arena, pkg, channel, bundle, &entry.replaces);
+            let skips = || entry.skips.iter().filter(|s| **s != entry.replaces);
             if !entry.replaces.is_empty() {
-                ix.replaced_by
-                    .entry(entry.replaces.clone())
+                replaced_by
+                    .entry(&entry.replaces)
                     .or_default()
-                    .push(entry_bytes(pkg, channel, bundle, &entry.replaces));
+                    .push(own.clone());
             }
-            for skip in &entry.skips {
-                if *skip != entry.replaces {
-                    ix.replaced_by
-                        .entry(skip.clone())
-                        .or_default()
-                        .push(entry_bytes(pkg, channel, bundle, &entry.replaces));
-                }
+            for skip in skips() {
+                replaced_by.entry(skip).or_default().push(own.clone());
             }
             let Some(b) = package.bundle(bundle) else {
                 continue;
             };
             let distinct: std::collections::BTreeSet<&model::Gvk> = b.provided_gvks().collect();
+            if distinct.is_empty() {
+                continue;
+            }
+            let skip_entries: Vec<Bytes> = skips()
+                .map(|skip| entry_bytes(&mut arena, pkg, channel, bundle, skip))
+                .collect();
             for gvk in distinct {
-                let key = (gvk.group.clone(), gvk.version.clone(), gvk.kind.clone());
-                let list = ix.providers.entry(key).or_default();
-                list.push(entry_bytes(pkg, channel, bundle, &entry.replaces));
-                for skip in &entry.skips {
-                    if *skip != entry.replaces {
-                        list.push(entry_bytes(pkg, channel, bundle, skip));
-                    }
-                }
+                let list = providers.entry(gvk).or_default();
+                list.push(own.clone());
+                list.extend(skip_entries.iter().cloned());
             }
         }
+        ix.replaced_by = replaced_by
+            .into_iter()
+            .map(|(name, list)| (name.to_string(), list))
+            .collect();
+        ix.providers = providers
+            .into_iter()
+            .map(|(g, list)| ((g.group.clone(), g.version.clone(), g.kind.clone()), list))
+            .collect();
         // latest: channel heads only, in (channel, package) order
         let mut heads: Vec<(&str, usize, usize)> = Vec::new();
         for (pi, package) in model.packages.iter().enumerate() {
@@ -383,6 +414,7 @@ impl Index {
                 let key = (gvk.group.clone(), gvk.version.clone(), gvk.kind.clone());
                 let list = ix.latest_providers.entry(key.clone()).or_default();
                 list.push(entry_bytes(
+                    &mut arena,
                     &package.name,
                     &channel.name,
                     &entry.name,
@@ -390,7 +422,13 @@ impl Index {
                 ));
                 for skip in &entry.skips {
                     if *skip != entry.replaces && in_channel.contains(skip.as_str()) {
-                        list.push(entry_bytes(&package.name, &channel.name, &entry.name, skip));
+                        list.push(entry_bytes(
+                            &mut arena,
+                            &package.name,
+                            &channel.name,
+                            &entry.name,
+                            skip,
+                        ));
                     }
                 }
                 // default provider: the first package (by name) whose default channel head provides it
@@ -695,7 +733,7 @@ fn bundle_body(
         match &p.parsed {
             model::property::Parsed::GvkRequired(_) => dependencies.push(api::Dependency {
                 r#type: "olm.gvk".into(),
-                value: p.value_json(),
+                value: p.value_json.clone(),
             }),
             model::property::Parsed::PackageRequired(r) => {
                 let mut value = String::from("{\"packageName\":");
@@ -736,7 +774,7 @@ fn bundle_body(
             })
             .map(|p| api::Property {
                 r#type: p.typ.clone(),
-                value: p.value_json(),
+                value: p.value_json.clone(),
             })
             .collect(),
         deprecation: deprecation(&bundle.deprecation),

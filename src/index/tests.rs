@@ -240,3 +240,21 @@ fn a_csv_is_synthesised_from_csv_metadata_exactly_as_the_reference_writes_it() {
     .expect("decode");
     assert!(listed.csv_json.is_empty() && listed.object.is_empty());
 }
+
+proptest::proptest! {
+    #[test]
+    fn channel_entries_are_encoded_exactly_as_prost_encodes_them(
+        fields in proptest::array::uniform4("[a-z.é0-9-]{0,12}|[a-z]{120,140}")
+    ) {
+        let [package, channel, bundle, replaces] = fields;
+        let expected = prost::Message::encode_to_vec(&crate::api::ChannelEntry {
+            package_name: package.clone(),
+            channel_name: channel.clone(),
+            bundle_name: bundle.clone(),
+            replaces: replaces.clone(),
+        });
+        let mut arena = crate::arena::Arena::new();
+        let written = super::entry_bytes(&mut arena, &package, &channel, &bundle, &replaces);
+        proptest::prop_assert_eq!(&written[..], &expected[..]);
+    }
+}

@@ -102,17 +102,13 @@ pub enum Parsed {
 pub struct Property {
     /// `type`.
     pub typ: String,
-    /// `value` as written.
-    pub value: Value,
+    /// `value` as normalised JSON (sorted keys, compact, `<>&` literal), the form
+    /// replies carry; `null` for bundle objects and CSV metadata, which are kept
+    /// decoded in [`Property::parsed`] instead. Written when the bundle is decoded,
+    /// so the parsed tree can be freed there.
+    pub value_json: String,
     /// Typed reading.
     pub parsed: Parsed,
-}
-
-impl Property {
-    /// The value as normalised JSON (sorted keys, compact, `<>&` literal).
-    pub fn value_json(&self) -> String {
-        json::normalized(&self.value)
-    }
 }
 
 /// Parses property `index` of a bundle. Bundle objects are decoded into `arena`.
@@ -146,7 +142,11 @@ pub fn parse(index: usize, item: Value, arena: &mut Arena) -> Result<Property, S
             parsed => (parsed, value),
         }
     };
-    Ok(Property { typ, value, parsed })
+    Ok(Property {
+        typ,
+        value_json: json::normalized(&value),
+        parsed,
+    })
 }
 
 fn typed(typ: &str, value: &Value, arena: &mut Arena) -> Result<Parsed, String> {
@@ -410,7 +410,7 @@ mod tests {
     fn opaque_types_keep_any_value() {
         let p = prop(json!({"type": "olm.maxOpenShiftVersion", "value": "4.16"})).expect("valid");
         assert_eq!(p.parsed, Parsed::Other);
-        assert_eq!(p.value_json(), "\"4.16\"");
+        assert_eq!(p.value_json, "\"4.16\"");
     }
 
     #[test]

@@ -5,8 +5,11 @@
 //! cargo run --release --example reply-digest -- CATALOG_DIR
 //! ```
 //!
-//! Hashes, in order: each ListBundles message and the GetBundle reply of the same
-//! (package, channel, bundle), then each GetPackage reply. Run it on a build before
+//! Hashes, in order: for each ListBundles message, the message, the GetBundle reply
+//! of the same (package, channel, bundle), the GetBundleThatReplaces and
+//! GetChannelEntriesThatReplace answers for its `replaces` and `skips`, and the
+//! provide answers (all, latest, default) of each API it provides; then each
+//! GetPackage reply. Errors are hashed as their messages. Run it on a build before
 //! and after a change; the lines must be equal.
 
 use prost::Message;
@@ -52,6 +55,31 @@ fn main() -> ExitCode {
             Err(e) => {
                 eprintln!("GetBundle of ListBundles item {i}: {e}");
                 return ExitCode::FAILURE;
+            }
+        }
+        for name in std::iter::once(&bundle.replaces).chain(&bundle.skips) {
+            match index.bundle_that_replaces(name, &bundle.package_name, &bundle.channel_name) {
+                Ok(reply) => add(&reply.to_bytes()),
+                Err(e) => add(e.to_string().as_bytes()),
+            }
+            match index.entries_that_replace(name) {
+                Ok(entries) => entries.iter().for_each(|e| add(e)),
+                Err(e) => add(e.to_string().as_bytes()),
+            }
+        }
+        for api in &bundle.provided_apis {
+            let (g, v, k) = (&api.group, &api.version, &api.kind);
+            match index.entries_that_provide(g, v, k) {
+                Ok(entries) => entries.iter().for_each(|e| add(e)),
+                Err(e) => add(e.to_string().as_bytes()),
+            }
+            match index.latest_entries_that_provide(g, v, k) {
+                Ok(entries) => entries.iter().for_each(|e| add(e)),
+                Err(e) => add(e.to_string().as_bytes()),
+            }
+            match index.default_bundle_that_provides(g, v, k) {
+                Ok(reply) => add(&reply.to_bytes()),
+                Err(e) => add(e.to_string().as_bytes()),
             }
         }
     }

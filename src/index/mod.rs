@@ -273,124 +273,104 @@ impl Index {
         }
         order.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
 
-        // copies in ListBundles order
         let mut copy_of: HashMap<(usize, usize, usize), u32> = HashMap::new();
-        for &(channel, _, bundle, pi, ci, ei) in &order {
-            let entry = &model.packages[pi].channels[ci].entries[ei];
-            let Some(&body) = body_of.get(&(pi, bundle)) else {
-                continue;
-            };
-            let trimmed = encode(&api::Bundle {
-                channel_name: channel.to_string(),
-                skip_range: entry.skip_range.clone(),
-                ..Default::default()
-            });
-            let full = encode(&api::Bundle {
-                channel_name: channel.to_string(),
-                skip_range: entry.skip_range.clone(),
-                replaces: entry.replaces.clone(),
-                skips: entry.skips.clone(),
-                ..Default::default()
-            });
-            copy_of.insert((pi, ci, ei), ix.copies.len() as u32);
-            ix.copies.push(Copy {
-                package: pi as u32,
-                body,
-                trimmed,
-                full,
-            });
+        // The replace and provide tables need only the model: built beside the rest.
+        let tables = std::thread::scope(|scope| {
+            let tables = scope.spawn(|| replace_and_provide(model, &order));
+            // copies in ListBundles order
+            for &(channel, _, bundle, pi, ci, ei) in &order {
+                let entry = &model.packages[pi].channels[ci].entries[ei];
+                let Some(&body) = body_of.get(&(pi, bundle)) else {
+                    continue;
+                };
+                let trimmed = encode(&api::Bundle {
+                    channel_name: channel.to_string(),
+                    skip_range: entry.skip_range.clone(),
+                    ..Default::default()
+                });
+                let full = encode(&api::Bundle {
+                    channel_name: channel.to_string(),
+                    skip_range: entry.skip_range.clone(),
+                    replaces: entry.replaces.clone(),
+                    skips: entry.skips.clone(),
+                    ..Default::default()
+                });
+                copy_of.insert((pi, ci, ei), ix.copies.len() as u32);
+                ix.copies.push(Copy {
+                    package: pi as u32,
+                    body,
+                    trimmed,
+                    full,
+                });
+            }
+
+            for (pi, package) in model.packages.iter().enumerate() {
+                ix.package_by_name.insert(package.name.clone(), pi as u32);
+                ix.package_names.push(encode(&api::PackageName {
+                    name: package.name.clone(),
+                }));
+                let reply = encode(&api::Package {
+                    name: package.name.clone(),
+                    channels: package
+                        .channels
+                        .iter()
+                        .map(|c| api::Channel {
+                            name: c.name.clone(),
+                            csv_name: c.head_entry().name.clone(),
+                            deprecation: deprecation(&c.deprecation),
+                        })
+                        .collect(),
+                    default_channel_name: package.default_channel.clone(),
+                    deprecation: deprecation(&package.deprecation),
+                });
+                let mut channels = HashMap::new();
+                for (ci, channel) in package.channels.iter().enumerate() {
+                    let copies: HashMap<String, u32> = channel
+                        .entries
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(ei, e)| {
+                            copy_of.get(&(pi, ci, ei)).map(|c| (e.name.clone(), *c))
+                        })
+                        .collect();
+                    let head = copy_of.get(&(pi, ci, channel.head)).copied().unwrap_or(0);
+                    let replacement = replacement_table(&ix, channel, &copies);
+                    channels.insert(
+                        channel.name.clone(),
+                        ChannelIndex {
+                            copies,
+                            head,
+                            replacement,
+                        },
+                    );
+                }
+                ix.packages.push(PackageIndex {
+                    name: package.name.clone(),
+                    reply,
+                    default_channel: package.default_channel.clone(),
+                    channels,
+                });
+            }
+            tables.join()
+        });
+        match tables {
+            Ok(t) => {
+                ix.replaced_by = t.replaced_by;
+                ix.providers = t.providers;
+            }
+            Err(_) => {
+                return Err(vec![IndexError {
+                    origin: String::new(),
+                    package: String::new(),
+                    bundle: String::new(),
+                    message: "internal error: building the replace and provide tables failed"
+                        .into(),
+                }]);
+            }
         }
 
-        for (pi, package) in model.packages.iter().enumerate() {
-            ix.package_by_name.insert(package.name.clone(), pi as u32);
-            ix.package_names.push(encode(&api::PackageName {
-                name: package.name.clone(),
-            }));
-            let reply = encode(&api::Package {
-                name: package.name.clone(),
-                channels: package
-                    .channels
-                    .iter()
-                    .map(|c| api::Channel {
-                        name: c.name.clone(),
-                        csv_name: c.head_entry().name.clone(),
-                        deprecation: deprecation(&c.deprecation),
-                    })
-                    .collect(),
-                default_channel_name: package.default_channel.clone(),
-                deprecation: deprecation(&package.deprecation),
-            });
-            let mut channels = HashMap::new();
-            for (ci, channel) in package.channels.iter().enumerate() {
-                let copies: HashMap<String, u32> = channel
-                    .entries
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(ei, e)| copy_of.get(&(pi, ci, ei)).map(|c| (e.name.clone(), *c)))
-                    .collect();
-                let head = copy_of.get(&(pi, ci, channel.head)).copied().unwrap_or(0);
-                let replacement = replacement_table(&ix, channel, &copies);
-                channels.insert(
-                    channel.name.clone(),
-                    ChannelIndex {
-                        copies,
-                        head,
-                        replacement,
-                    },
-                );
-            }
-            ix.packages.push(PackageIndex {
-                name: package.name.clone(),
-                reply,
-                default_channel: package.default_channel.clone(),
-                channels,
-            });
-        }
-
-        // replace and provide answers, in copy order; each entry is encoded once and
-        // shared by every list it is in
-        let mut arena = Arena::new();
-        let mut replaced_by: HashMap<&str, Vec<Bytes>> = HashMap::new();
-        let mut providers: HashMap<&model::Gvk, Vec<Bytes>> = HashMap::new();
-        for &(channel, pkg, bundle, pi, ci, ei) in &order {
-            let package = &model.packages[pi];
-            let entry = &package.channels[ci].entries[ei];
-            let own = entry_bytes(&mut arena, pkg, channel, bundle, &entry.replaces);
-            let skips = || entry.skips.iter().filter(|s| **s != entry.replaces);
-            if !entry.replaces.is_empty() {
-                replaced_by
-                    .entry(&entry.replaces)
-                    .or_default()
-                    .push(own.clone());
-            }
-            for skip in skips() {
-                replaced_by.entry(skip).or_default().push(own.clone());
-            }
-            let Some(b) = package.bundle(bundle) else {
-                continue;
-            };
-            let distinct: std::collections::BTreeSet<&model::Gvk> = b.provided_gvks().collect();
-            if distinct.is_empty() {
-                continue;
-            }
-            let skip_entries: Vec<Bytes> = skips()
-                .map(|skip| entry_bytes(&mut arena, pkg, channel, bundle, skip))
-                .collect();
-            for gvk in distinct {
-                let list = providers.entry(gvk).or_default();
-                list.push(own.clone());
-                list.extend(skip_entries.iter().cloned());
-            }
-        }
-        ix.replaced_by = replaced_by
-            .into_iter()
-            .map(|(name, list)| (name.to_string(), list))
-            .collect();
-        ix.providers = providers
-            .into_iter()
-            .map(|(g, list)| ((g.group.clone(), g.version.clone(), g.kind.clone()), list))
-            .collect();
         // latest: channel heads only, in (channel, package) order
+        let mut arena = Arena::new();
         let mut heads: Vec<(&str, usize, usize)> = Vec::new();
         for (pi, package) in model.packages.iter().enumerate() {
             for (ci, channel) in package.channels.iter().enumerate() {
@@ -647,6 +627,65 @@ impl Index {
         self.package(package)
             .ok()
             .map(|p| p.default_channel.as_str())
+    }
+}
+
+/// The `GetChannelEntriesThatReplace` and `GetChannelEntriesThatProvide` tables.
+struct ReplaceProvide {
+    replaced_by: HashMap<String, Vec<Bytes>>,
+    providers: HashMap<(String, String, String), Vec<Bytes>>,
+}
+
+/// Copies in ListBundles order: (channel, package, bundle, package idx, channel idx, entry idx).
+type CopyOrder<'a> = [(&'a str, &'a str, &'a str, usize, usize, usize)];
+
+fn replace_and_provide(model: &Model, order: &CopyOrder) -> ReplaceProvide {
+    // replace and provide answers, in copy order; each entry is encoded once and
+    // shared by every list it is in
+    let mut arena = Arena::new();
+    let mut replaced_by: HashMap<&str, Vec<Bytes>> = HashMap::new();
+    let mut providers: HashMap<&model::Gvk, Vec<Bytes>> = HashMap::new();
+    for &(channel, pkg, bundle, pi, ci, ei) in order {
+        let package = &model.packages[pi];
+        let entry = &package.channels[ci].entries[ei];
+        let own = entry_bytes(&mut arena, pkg, channel, bundle, &entry.replaces);
+        let skips = || entry.skips.iter().filter(|s| **s != entry.replaces);
+        if !entry.replaces.is_empty() {
+            replaced_by
+                .entry(&entry.replaces)
+                .or_default()
+                .push(own.clone());
+        }
+        for skip in skips() {
+            replaced_by.entry(skip).or_default().push(own.clone());
+        }
+        let Some(b) = package.bundle(bundle) else {
+            continue;
+        };
+        let distinct: std::collections::BTreeSet<&model::Gvk> = b.provided_gvks().collect();
+        if distinct.is_empty() {
+            continue;
+        }
+        let skip_entries: Vec<Bytes> = skips()
+            .map(|skip| entry_bytes(&mut arena, pkg, channel, bundle, skip))
+            .collect();
+        for gvk in distinct {
+            let list = providers.entry(gvk).or_default();
+            list.push(own.clone());
+            list.extend(skip_entries.iter().cloned());
+        }
+    }
+    let replaced_by = replaced_by
+        .into_iter()
+        .map(|(name, list)| (name.to_string(), list))
+        .collect();
+    let providers = providers
+        .into_iter()
+        .map(|(g, list)| ((g.group.clone(), g.version.clone(), g.kind.clone()), list))
+        .collect();
+    ReplaceProvide {
+        replaced_by,
+        providers,
     }
 }
 

@@ -268,8 +268,22 @@ pub type BuildResult = Result<Model, Vec<Diagnostic>>;
 pub enum Decoded {
     /// An `olm.bundle` blob, decoded.
     Bundle(Box<DecodedBundle>),
+    /// An `olm.channel` blob, its entries decoded.
+    Channel(Box<DecodedChannel>),
     /// Any other blob.
     Other(Blob),
+}
+
+/// An `olm.channel` blob after decoding.
+#[derive(Debug)]
+pub struct DecodedChannel {
+    /// The blob's envelope and origin; its value is `null`.
+    envelope: Blob,
+    /// The entries that decoded; `None` when `entries` itself is not a list (the
+    /// channel is then left out, and only that is reported).
+    entries: Option<Vec<Entry>>,
+    /// What is wrong with the others.
+    diags: Vec<Diagnostic>,
 }
 
 /// An `olm.bundle` blob after decoding.
@@ -285,6 +299,15 @@ pub struct DecodedBundle {
 
 /// Decodes what can be decoded of `blob` on its own (see [`Decoded`]).
 pub fn decode_blob(arena: &mut Arena, mut blob: Blob) -> Decoded {
+    if blob.schema == schema::CHANNEL {
+        let value = std::mem::take(&mut blob.value);
+        let (entries, diags) = decode_channel_entries(&value, &blob);
+        return Decoded::Channel(Box::new(DecodedChannel {
+            envelope: blob,
+            entries,
+            diags,
+        }));
+    }
     if blob.schema != schema::BUNDLE {
         return Decoded::Other(blob);
     }
@@ -405,11 +428,14 @@ impl Builder {
                     bundles.push(b);
                     continue;
                 }
+                Decoded::Channel(c) => {
+                    channels.push(*c);
+                    continue;
+                }
                 Decoded::Other(blob) => blob,
             };
             match blob.schema.as_str() {
                 schema::PACKAGE => self.add_package(&blob, diags),
-                schema::CHANNEL => channels.push(blob),
                 schema::DEPRECATIONS => deprecations.push(blob),
                 _ => {
                     if let Some(d) = custom_meta_problem(&blob) {
@@ -420,8 +446,8 @@ impl Builder {
                 }
             }
         }
-        for blob in &channels {
-            self.add_channel(blob, diags);
+        for channel in channels {
+            self.add_channel(channel, diags);
         }
         for blob in bundles {
             self.add_bundle(blob, diags);
@@ -540,10 +566,15 @@ impl Builder {
         }
     }
 
-    fn add_channel(&mut self, blob: &Blob, diags: &mut Vec<Diagnostic>) {
+    fn add_channel(&mut self, decoded: DecodedChannel, diags: &mut Vec<Diagnostic>) {
+        let DecodedChannel {
+            envelope: blob,
+            entries,
+            diags: entry_diags,
+        } = decoded;
         let origin = Some(&blob.origin);
         let package = blob.package.clone();
-        let Some(draft) = self.draft_for(blob, "channel", diags) else {
+        let Some(draft) = self.draft_for(&blob, "channel", diags) else {
             return;
         };
         if blob.name.is_empty() {
@@ -551,54 +582,24 @@ impl Builder {
             return;
         }
         let name = blob.name.clone();
-        let err = |m: String| Diagnostic::new(origin, m).package(&package).channel(&name);
         if let Some(first) = draft.channels.get(&name) {
-            diags.push(err(format!(
-                "duplicate channel {name:?} (first defined at {})",
-                first.origin
-            )));
+            diags.push(
+                Diagnostic::new(
+                    origin,
+                    format!(
+                        "duplicate channel {name:?} (first defined at {})",
+                        first.origin
+                    ),
+                )
+                .package(&package)
+                .channel(&name),
+            );
             return;
         }
-        let Some(obj) = blob.value.as_object() else {
+        diags.extend(entry_diags);
+        let Some(entries) = entries else {
             return;
         };
-        let items = match decode::objects(obj, "entries") {
-            Ok(items) => items,
-            Err(e) => {
-                diags.push(err(format!("parse channel: {e}")));
-                return;
-            }
-        };
-        let mut entries = Vec::with_capacity(items.len());
-        let mut seen = BTreeSet::new();
-        for (i, item) in items.into_iter().enumerate() {
-            let Some(item) = item else {
-                diags.push(err(format!("entries[{i}] must be an object, found null")));
-                continue;
-            };
-            let entry = (|| -> Result<Entry, String> {
-                Ok(Entry {
-                    name: decode::string(item, "name")?,
-                    replaces: decode::string(item, "replaces")?,
-                    skips: decode::strings(item, "skips")?,
-                    skip_range: decode::string(item, "skipRange")?,
-                })
-            })();
-            match entry {
-                Ok(entry) => {
-                    if entry.name.is_empty() {
-                        diags.push(err(format!("entries[{i}]: name must be set")));
-                        continue;
-                    }
-                    if !seen.insert(entry.name.clone()) {
-                        diags.push(err(format!("duplicate entry {:?}", entry.name)));
-                        continue;
-                    }
-                    entries.push(entry);
-                }
-                Err(e) => diags.push(err(format!("parse channel: entries[{i}]: {e}"))),
-            }
-        }
         draft.channels.insert(
             name.clone(),
             Channel {
@@ -606,7 +607,7 @@ impl Builder {
                 entries,
                 head: 0,
                 deprecation: None,
-                origin: blob.origin.clone(),
+                origin: blob.origin,
             },
         );
     }
@@ -780,6 +781,58 @@ fn custom_meta_problem(blob: &Blob) -> Option<Diagnostic> {
         return None;
     };
     Some(Diagnostic::new(Some(&blob.origin), message).package(&blob.package))
+}
+
+/// Decodes a channel's entries; problems name the entry. (Checks that need other
+/// blobs are made when the channel joins its package.)
+fn decode_channel_entries(value: &Value, blob: &Blob) -> (Option<Vec<Entry>>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let err = |m: String| {
+        Diagnostic::new(Some(&blob.origin), m)
+            .package(&blob.package)
+            .channel(&blob.name)
+    };
+    let Some(obj) = value.as_object() else {
+        return (None, diags);
+    };
+    let items = match decode::objects(obj, "entries") {
+        Ok(items) => items,
+        Err(e) => {
+            diags.push(err(format!("parse channel: {e}")));
+            return (None, diags);
+        }
+    };
+    let mut entries = Vec::with_capacity(items.len());
+    let mut seen = BTreeSet::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let Some(item) = item else {
+            diags.push(err(format!("entries[{i}] must be an object, found null")));
+            continue;
+        };
+        let entry = (|| -> Result<Entry, String> {
+            Ok(Entry {
+                name: decode::string(item, "name")?,
+                replaces: decode::string(item, "replaces")?,
+                skips: decode::strings(item, "skips")?,
+                skip_range: decode::string(item, "skipRange")?,
+            })
+        })();
+        match entry {
+            Ok(entry) => {
+                if entry.name.is_empty() {
+                    diags.push(err(format!("entries[{i}]: name must be set")));
+                    continue;
+                }
+                if !seen.insert(entry.name.clone()) {
+                    diags.push(err(format!("duplicate entry {:?}", entry.name)));
+                    continue;
+                }
+                entries.push(entry);
+            }
+            Err(e) => diags.push(err(format!("parse channel: entries[{i}]: {e}"))),
+        }
+    }
+    (Some(entries), diags)
 }
 
 fn decode_bundle(

@@ -11,6 +11,7 @@
 
 use crate::arena::Arena;
 use crate::model::Package;
+use crate::source::json::{Html, write_string};
 use base64::Engine;
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
@@ -302,17 +303,11 @@ struct GroupVersionKind {
     kind: String,
 }
 
-#[derive(Serialize)]
+/// `metadata`: empty maps are left out (see [`write_metadata`]).
 struct Metadata<'a> {
     name: &'a str,
-    #[serde(skip_serializing_if = "map_is_empty")]
     labels: BTreeMap<String, String>,
-    #[serde(skip_serializing_if = "map_is_empty")]
     annotations: BTreeMap<String, String>,
-}
-
-fn map_is_empty(m: &BTreeMap<String, String>) -> bool {
-    m.is_empty()
 }
 
 #[derive(Serialize)]
@@ -432,6 +427,34 @@ impl PackageParts {
     }
 }
 
+/// Writes `metadata` as Go does (annotations, `alm-examples` above all, are most
+/// of a CSV's text: written with the fast string writer, not through serde).
+fn write_metadata(out: &mut String, metadata: &Metadata) {
+    out.push_str("{\"name\":");
+    write_string(out, metadata.name, Html::Escape);
+    for (key, map) in [
+        ("labels", &metadata.labels),
+        ("annotations", &metadata.annotations),
+    ] {
+        if map.is_empty() {
+            continue;
+        }
+        out.push_str(",\"");
+        out.push_str(key);
+        out.push_str("\":{");
+        for (i, (k, v)) in map.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            write_string(out, k, Html::Escape);
+            out.push(':');
+            write_string(out, v, Html::Escape);
+        }
+        out.push('}');
+    }
+    out.push('}');
+}
+
 /// Go-compatible JSON text of `value` (see [`go_html_escape`]).
 fn json<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
     serde_json::to_string(value)
@@ -492,15 +515,17 @@ impl CsvPieces {
                 })
                 .collect(),
         };
-        let head = format!(
-            "{{\"kind\":\"ClusterServiceVersion\",\"apiVersion\":\"operators.coreos.com/v1alpha1\",\"metadata\":{},\"spec\":{{{}",
-            json(&metadata)?,
-            fields_of(&json(&spec_head)?)
+        let mut head = String::from(
+            "{\"kind\":\"ClusterServiceVersion\",\"apiVersion\":\"operators.coreos.com/v1alpha1\",\"metadata\":",
         );
-        let description = match m.description.filter(|d| !d.is_empty()) {
-            Some(d) => Some(arena.copy(format!(",\"description\":{}", json(&d)?).as_bytes())),
-            None => None,
-        };
+        write_metadata(&mut head, &metadata);
+        head.push_str(",\"spec\":{");
+        head.push_str(fields_of(&json(&spec_head)?));
+        let description = m.description.filter(|d| !d.is_empty()).map(|d| {
+            let mut text = String::from(",\"description\":");
+            write_string(&mut text, &d, Html::Escape);
+            arena.copy(text.as_bytes())
+        });
         let middle = format!(",{}", fields_of(&json(&middle)?));
         let tail = format!(
             ",{}}},\"status\":{{\"cleanup\":{{}}}}}}",

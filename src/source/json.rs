@@ -118,33 +118,97 @@ pub fn write_float64(out: &mut String, f: f64) {
 }
 
 /// Writes a JSON string literal with Go's escaping rules.
+///
+/// Long runs without anything to escape are found eight bytes at a time and
+/// copied whole: catalog strings (descriptions, `alm-examples`) run to kilobytes.
 pub fn write_string(out: &mut String, s: &str, html: Html) {
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
     out.push('"');
-    let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let escape: Option<&str> = match c {
-            '"' => Some("\\\""),
-            '\\' => Some("\\\\"),
-            '\n' => Some("\\n"),
-            '\r' => Some("\\r"),
-            '\t' => Some("\\t"),
-            '\u{8}' => Some("\\b"),
-            '\u{c}' => Some("\\f"),
-            '<' | '>' | '&' if html == Html::Escape => None,
-            '\u{2028}' => Some("\\u2028"),
-            '\u{2029}' => Some("\\u2029"),
-            c if (c as u32) < 0x20 => None,
-            _ => continue,
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(i) = next_special(bytes, at, html) {
+        let (escape, len): (&str, usize) = match bytes[i..] {
+            [b'"', ..] => ("\\\"", 1),
+            [b'\\', ..] => ("\\\\", 1),
+            [b'\n', ..] => ("\\n", 1),
+            [b'\r', ..] => ("\\r", 1),
+            [b'\t', ..] => ("\\t", 1),
+            [0x08, ..] => ("\\b", 1),
+            [0x0c, ..] => ("\\f", 1),
+            [b'<', ..] => ("\\u003c", 1),
+            [b'>', ..] => ("\\u003e", 1),
+            [b'&', ..] => ("\\u0026", 1),
+            // U+2028 and U+2029
+            [0xe2, 0x80, 0xa8, ..] => ("\\u2028", 3),
+            [0xe2, 0x80, 0xa9, ..] => ("\\u2029", 3),
+            // another character starting with E2: nothing to escape
+            [0xe2, ..] => ("", 0),
+            [c, ..] => {
+                out.push_str(&s[copied..i]);
+                out.push_str(&format!("\\u{c:04x}"));
+                copied = i + 1;
+                at = i + 1;
+                continue;
+            }
+            [] => break,
         };
-        out.push_str(&s[start..i]);
-        match escape {
-            Some(e) => out.push_str(e),
-            None => out.push_str(&format!("\\u{:04x}", c as u32)),
+        if len == 0 {
+            at = i + 1;
+            continue;
         }
-        start = i + c.len_utf8();
+        out.push_str(&s[copied..i]);
+        out.push_str(escape);
+        copied = i + len;
+        at = i + len;
     }
-    out.push_str(&s[start..]);
+    out.push_str(&s[copied..]);
     out.push('"');
+}
+
+/// Whether a byte may need escaping: control characters, `"`, `\\`, the first
+/// byte of U+2028 and U+2029, and with [`Html::Escape`] `<`, `>` and `&`.
+fn is_special(b: u8, html: Html) -> bool {
+    b < 0x20
+        || matches!(b, b'"' | b'\\' | 0xe2)
+        || (html == Html::Escape && matches!(b, b'<' | b'>' | b'&'))
+}
+
+/// The position of the next byte at or after `from` that [`is_special`].
+fn next_special(bytes: &[u8], from: usize, html: Html) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // High bit set in the byte lanes of `w` equal to `b`. Borrows may also mark
+    // lanes above the first match, never below: the lowest marked lane is exact.
+    let equal = |w: u64, b: u8| {
+        let x = w ^ (ONES * u64::from(b));
+        x.wrapping_sub(ONES) & !x & HIGH
+    };
+    let rest = bytes.get(from..).unwrap_or_default();
+    let mut chunks = rest.chunks_exact(8);
+    let mut offset = from;
+    for chunk in &mut chunks {
+        let Ok(word) = <[u8; 8]>::try_from(chunk) else {
+            break;
+        };
+        let w = u64::from_le_bytes(word);
+        let mut hits = (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
+            | equal(w, b'"')
+            | equal(w, b'\\')
+            | equal(w, 0xe2);
+        if html == Html::Escape {
+            hits |= equal(w, b'<') | equal(w, b'>') | equal(w, b'&');
+        }
+        if hits != 0 {
+            return Some(offset + (hits.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|b| is_special(*b, html))
+        .map(|p| p + offset)
 }
 
 #[cfg(test)]
@@ -204,5 +268,54 @@ mod tests {
     fn control_and_separator_characters_are_escaped() {
         let v = json!("\u{1}\n\t\"\\\u{2028}é");
         assert_eq!(normalized(&v), "\"\\u0001\\n\\t\\\"\\\\\\u2028é\"");
+    }
+
+    /// The same rules, one character at a time.
+    fn escape_by_char(s: &str, html: Html) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                '<' | '>' | '&' if html == Html::Escape => {
+                    out.push_str(&format!("\\u{:04x}", c as u32))
+                }
+                '\u{2028}' | '\u{2029}' => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn string_escaping_equals_the_character_by_character_rules(
+            s in "[a-z \"\\\\<>&\u{0}-\u{1f}\u{7f}\u{e9}\u{2027}-\u{202a}\u{e000}]{0,40}",
+            escape_html in proptest::bool::ANY,
+        ) {
+            let html = if escape_html { Html::Escape } else { Html::Literal };
+            let mut out = String::new();
+            write_string(&mut out, &s, html);
+            proptest::prop_assert_eq!(out, escape_by_char(&s, html));
+        }
+    }
+
+    #[test]
+    fn long_runs_are_escaped_at_every_offset() {
+        for at in 0..24 {
+            let mut s = "x".repeat(24);
+            s.insert(at, '\u{2028}');
+            s.insert_str(at / 2, "<\"");
+            let mut out = String::new();
+            write_string(&mut out, &s, Html::Escape);
+            assert_eq!(out, escape_by_char(&s, Html::Escape), "offset {at}");
+        }
     }
 }

@@ -25,7 +25,7 @@
 //!
 //! `model` and `index` do no I/O and know nothing of tokio or tonic's transport.
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 /// Generated protobuf messages and clients of package `api`.

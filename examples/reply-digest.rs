@@ -2,8 +2,11 @@
 //! change to loading or indexing leaves what clients receive byte for byte the same.
 //!
 //! ```text
-//! cargo run --release --example reply-digest -- CATALOG_DIR
+//! cargo run --release --example reply-digest -- CATALOG_DIR [--cache-dir DIR]
 //! ```
+//!
+//! With `--cache-dir`, the index is loaded through the cache: built and written if
+//! needed, then read back warm, and the warm index is the one digested.
 //!
 //! Hashes, in order: for each ListBundles message, the message, the GetBundle reply
 //! of the same (package, channel, bundle), the GetBundleThatReplaces and
@@ -20,7 +23,39 @@ fn main() -> ExitCode {
         eprintln!("usage: reply-digest CATALOG_DIR");
         return ExitCode::from(2);
     };
-    let (index, _) = match fbc_registry::catalog::load(std::path::Path::new(&dir)) {
+    let root = std::path::Path::new(&dir);
+    let cache_dir = match std::env::args_os().nth(2) {
+        Some(flag) if flag == "--cache-dir" => match std::env::args_os().nth(3) {
+            Some(d) => Some(std::path::PathBuf::from(d)),
+            None => {
+                eprintln!("--cache-dir needs a directory");
+                return ExitCode::from(2);
+            }
+        },
+        Some(other) => {
+            eprintln!("unknown argument {other:?}");
+            return ExitCode::from(2);
+        }
+        None => None,
+    };
+    let loaded = match &cache_dir {
+        None => fbc_registry::catalog::load(root),
+        Some(dir) => {
+            let cfg = fbc_registry::cache::CacheConfig {
+                dir: dir.clone(),
+                enforce_integrity: false,
+                must_write: true,
+            };
+            // the first load may build and write the cache; the second reads it
+            fbc_registry::cache::load(root, &cfg)
+                .and_then(|_| fbc_registry::cache::load(root, &cfg))
+                .and_then(|(index, report, outcome, _)| match outcome {
+                    fbc_registry::cache::Outcome::Warm => Ok((index, report)),
+                    _ => Err(vec!["the cache was not read back warm".to_string()]),
+                })
+        }
+    };
+    let (index, _) = match loaded {
         Ok(loaded) => loaded,
         Err(errors) => {
             for e in errors {

@@ -35,7 +35,7 @@ use bytes::Bytes;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-const FORMAT: &str = "fbc-registry index cache v1";
+const FORMAT: &str = "fbc-registry index cache v2";
 /// Our subdirectory of the cache directory.
 pub const SUBDIR: &str = "fbc-registry.v1";
 const INDEX_FILE: &str = "index.pb";
@@ -235,13 +235,18 @@ fn write(dir: &Path, index: &Index, digest: &str) -> Result<(), String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e.to_string()),
     }
-    let put = |name: &str, data: &[u8]| -> Result<(), String> {
+    let put = |name: &str, write: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>| {
         let tmp = dir.join(format!(".{name}.tmp"));
-        std::fs::write(&tmp, data).map_err(|e| e.to_string())?;
+        let written = std::fs::File::create(&tmp).and_then(|file| {
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+            write(&mut out)?;
+            std::io::Write::flush(&mut out)
+        });
+        written.map_err(|e| e.to_string())?;
         std::fs::rename(&tmp, dir.join(name)).map_err(|e| e.to_string())
     };
-    put(INDEX_FILE, &index.to_bytes())?;
-    put(DIGEST_FILE, digest.as_bytes())
+    put(INDEX_FILE, &|out| index.write_to(out))?;
+    put(DIGEST_FILE, &|out| out.write_all(digest.as_bytes()))
 }
 
 #[cfg(test)]

@@ -2,10 +2,17 @@
 //!
 //! In: an [`Index`]. Out: protobuf bytes, which decode into an `Index` whose reply
 //! chunks are zero-copy slices of one buffer. The on-disk index cache
-//! (`--cache-dir`) stores it, so a warm start is a file read.
+//! (`--cache-dir`) stores it, so a warm start is a file read (a mapping, in fact).
 //!
-//! Maps are written in key order, so the same index always encodes to the same bytes.
-//! A chunk shared by two fields (a CSV under `csvJson` and `object`) is stored once.
+//! Layout: the tables first, then one `data` field holding every bundle's encoded
+//! fields and manifests, which the tables refer to by (offset, length). Decoding
+//! reads only the tables, so a mapped cache file is faulted in only where the
+//! tables are: the manifests stay on disk (in the page cache) until a reply
+//! needs them.
+//!
+//! Maps are written in key order, so the same index always encodes to the same
+//! bytes. A chunk shared by several fields or bundles (a CSV under `csvJson` and
+//! `object`, a package's description in its bundles' CSVs) is stored once.
 
 use super::*;
 
@@ -33,6 +40,10 @@ struct PIndex {
     oversize: Vec<POversize>,
     #[prost(uint64, repeated, tag = "11")]
     stats: Vec<u64>,
+    /// Bundle cores and manifests, referred to by (offset, length). The highest
+    /// tag, so it is encoded last (see [`Index::write_to`]).
+    #[prost(bytes = "bytes", tag = "12")]
+    data: Bytes,
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -69,18 +80,43 @@ struct PNamedCopy {
 
 #[derive(Clone, PartialEq, prost::Message)]
 struct PBody {
-    #[prost(bytes = "bytes", tag = "1")]
-    core: Bytes,
-    /// Distinct manifest chunks.
-    #[prost(bytes = "bytes", repeated, tag = "2")]
-    chunks: Vec<Bytes>,
-    /// The manifests as indexes into `chunks`.
-    #[prost(uint32, repeated, tag = "3")]
-    order: Vec<u32>,
+    /// The core's offset in `data`.
+    #[prost(uint64, tag = "1")]
+    core_at: u64,
+    /// The core's length.
+    #[prost(uint64, tag = "2")]
+    core_len: u64,
+    /// The manifest chunks, as (offset, length) pairs in `data`.
+    #[prost(uint64, repeated, tag = "3")]
+    manifests: Vec<u64>,
     #[prost(bool, tag = "4")]
     has_image: bool,
     #[prost(string, tag = "5")]
     version: String,
+}
+
+/// The `data` section being laid out: distinct chunks in order, found by identity.
+#[derive(Default)]
+struct DataSection {
+    chunks: Vec<Bytes>,
+    len: u64,
+    at: HashMap<(usize, usize), u64>,
+}
+
+impl DataSection {
+    /// The offset of `chunk`, adding it unless the same bytes (same allocation
+    /// and range) are already in.
+    fn place(&mut self, chunk: &Bytes) -> u64 {
+        let key = (chunk.as_ptr() as usize, chunk.len());
+        if let Some(at) = self.at.get(&key) {
+            return *at;
+        }
+        let at = self.len;
+        self.len += chunk.len() as u64;
+        self.chunks.push(chunk.clone());
+        self.at.insert(key, at);
+        at
+    }
 }
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -174,10 +210,31 @@ pub struct DecodeError(String);
 impl Index {
     /// Encodes the whole index.
     pub fn to_bytes(&self) -> Vec<u8> {
-        self.to_message().encode_to_vec()
+        let mut out = Vec::new();
+        // writing to a Vec cannot fail
+        let _ = self.write_to(&mut out);
+        out
     }
 
-    fn to_message(&self) -> PIndex {
+    /// Writes the encoded index to `out` without assembling it in memory first:
+    /// the tables, then the `data` field's key and length, then its chunks.
+    pub fn write_to(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+        let mut data = DataSection::default();
+        let tables = self.to_message(&mut data);
+        out.write_all(&tables.encode_to_vec())?;
+        if data.len > 0 {
+            let mut key = Vec::with_capacity(16);
+            prost::encoding::encode_key(12, prost::encoding::WireType::LengthDelimited, &mut key);
+            prost::encoding::encode_varint(data.len, &mut key);
+            out.write_all(&key)?;
+            for chunk in &data.chunks {
+                out.write_all(chunk)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn to_message(&self, data: &mut DataSection) -> PIndex {
         let s = &self.stats;
         PIndex {
             packages: self
@@ -203,25 +260,15 @@ impl Index {
                 .bodies
                 .iter()
                 .map(|b| {
-                    let mut chunks: Vec<Bytes> = Vec::new();
-                    let mut order = Vec::with_capacity(b.manifests.len());
+                    let mut manifests = Vec::with_capacity(2 * b.manifests.len());
                     for chunk in b.manifests.iter() {
-                        let i = match chunks
-                            .iter()
-                            .position(|c| c.as_ptr() == chunk.as_ptr() && c.len() == chunk.len())
-                        {
-                            Some(i) => i,
-                            None => {
-                                chunks.push(chunk.clone());
-                                chunks.len() - 1
-                            }
-                        };
-                        order.push(i as u32);
+                        manifests.push(data.place(chunk));
+                        manifests.push(chunk.len() as u64);
                     }
                     PBody {
-                        core: b.core.clone(),
-                        chunks,
-                        order,
+                        core_at: data.place(&b.core),
+                        core_len: b.core.len() as u64,
+                        manifests,
                         has_image: b.has_image,
                         version: b.version.to_string(),
                     }
@@ -284,6 +331,7 @@ impl Index {
             .iter()
             .map(|n| *n as u64)
             .collect(),
+            data: Bytes::new(),
         }
     }
 
@@ -335,19 +383,25 @@ impl Index {
             });
         }
         ix.package_names = p.package_names;
+        let data = p.data;
+        let span = |at: u64, len: u64| -> Result<Bytes, DecodeError> {
+            let end = at.checked_add(len).filter(|end| *end <= data.len() as u64);
+            match end {
+                Some(end) => Ok(data.slice(at as usize..end as usize)),
+                None => Err(bad("a chunk lies outside the data section")),
+            }
+        };
         for b in p.bodies {
+            if b.manifests.len() % 2 != 0 {
+                return Err(bad("manifest spans come in (offset, length) pairs"));
+            }
             let manifests = b
-                .order
-                .iter()
-                .map(|i| {
-                    b.chunks
-                        .get(*i as usize)
-                        .cloned()
-                        .ok_or_else(|| bad("manifest chunk out of range"))
-                })
+                .manifests
+                .chunks_exact(2)
+                .map(|pair| span(pair[0], pair[1]))
                 .collect::<Result<Vec<Bytes>, _>>()?;
             ix.bodies.push(BundleBody {
-                core: b.core,
+                core: span(b.core_at, b.core_len)?,
                 manifests: manifests.into(),
                 has_image: b.has_image,
                 version: semver::Version::parse(&b.version)
@@ -420,5 +474,67 @@ impl Index {
             encoded_bytes: encoded_bytes as usize,
         };
         Ok(ix)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_spans(core: (u64, u64), manifests: Vec<u64>) -> Result<Index, DecodeError> {
+        let p = PIndex {
+            bodies: vec![PBody {
+                core_at: core.0,
+                core_len: core.1,
+                manifests,
+                version: "1.0.0".into(),
+                ..Default::default()
+            }],
+            stats: vec![0; 6],
+            data: Bytes::from_static(b"abcd"),
+            ..Default::default()
+        };
+        Index::from_bytes(p.encode_to_vec().into())
+    }
+
+    #[test]
+    fn spans_are_slices_of_the_data_section_and_must_lie_inside_it() {
+        let ix = with_spans((1, 3), vec![0, 2, 2, 2]).expect("in range");
+        assert_eq!(&ix.bodies[0].core[..], b"bcd");
+        let manifests: Vec<&[u8]> = ix.bodies[0].manifests.iter().map(|c| &c[..]).collect();
+        assert_eq!(manifests, [&b"ab"[..], &b"cd"[..]]);
+        assert!(with_spans((2, 3), vec![]).is_err(), "core past the end");
+        assert!(
+            with_spans((0, 1), vec![3, 2]).is_err(),
+            "manifest past the end"
+        );
+        assert!(with_spans((0, 1), vec![u64::MAX, 2]).is_err(), "overflow");
+        assert!(with_spans((0, 1), vec![0]).is_err(), "half a pair");
+    }
+
+    #[test]
+    fn the_data_section_comes_last_and_tables_do_not_read_it() {
+        let built = crate::catalog::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/catalog-a"
+        )))
+        .expect("fixture")
+        .0;
+        let mut bytes = built.to_bytes();
+        let mut data = DataSection::default();
+        let _ = built.to_message(&mut data);
+        let data_len = data.len as usize;
+        assert!(data_len > 0 && data_len < bytes.len());
+        // Blank the data: the tables still decode, every chunk now reads zeros.
+        let start = bytes.len() - data_len;
+        bytes[start..].fill(0);
+        let blanked = Index::from_bytes(bytes.into()).expect("tables intact");
+        assert_eq!(blanked.stats(), built.stats());
+        assert!(
+            blanked
+                .bodies
+                .iter()
+                .all(|b| b.core.iter().all(|x| *x == 0))
+        );
     }
 }

@@ -20,14 +20,15 @@
 //!    start instead of crash-looping.
 //! 5. A cache directory that cannot be written (read-only image layer) is not an
 //!    error when serving: the index is kept in memory. With `--cache-only` it is.
-//! 6. Files are written to a temporary name and renamed, digest last, so a crash
-//!    never leaves a cache that looks valid.
+//! 6. Files are written to a temporary name of the writing process's own, synced,
+//!    and renamed, digest last, so a crash never leaves a cache that looks valid and
+//!    servers sharing a directory never write the same file.
 //! 7. A warm start maps `index.pb` into memory instead of reading it: replies are
 //!    served from the page cache, only the pages a load touches are faulted in, and
 //!    under memory pressure the kernel can drop and re-read them instead of
 //!    counting them against the process. The file must therefore not be modified
-//!    in place while a server runs; this program only ever replaces it by rename,
-//!    which leaves a mapped file intact.
+//!    in place while a server runs (truncating it would crash the server); this
+//!    program only ever replaces it by rename, which leaves a mapped file intact.
 
 use crate::catalog::{self, LoadReport};
 use crate::index::Index;
@@ -108,9 +109,10 @@ fn map_file(path: &Path) -> std::io::Result<Bytes> {
         return Ok(Bytes::new());
     }
     // SAFETY: the mapping is read-only; the file lives in our own cache
-    // subdirectory, which this program only ever changes by writing a new file and
-    // renaming it over the old one (rule 6), so a mapped file is never modified or
-    // truncated by us while in use.
+    // subdirectory, into which this program only ever renames complete, synced files
+    // written under a name no other process uses (rule 6), so no instance of this
+    // program modifies or truncates a mapped file. Changes from outside it (a user
+    // truncating the file while a server runs) are not covered: rule 7 says so.
     let map = unsafe { memmap2::Mmap::map(&file)? };
     Ok(Bytes::from_owner(map))
 }
@@ -235,15 +237,29 @@ fn write(dir: &Path, index: &Index, digest: &str) -> Result<(), String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e.to_string()),
     }
+    // A temporary name of this process's own, created fresh: two servers sharing a
+    // cache directory never write the same file, and a file is complete and on disk
+    // before it is renamed into place, so a mapped index never changes under us.
     let put = |name: &str, write: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>| {
-        let tmp = dir.join(format!(".{name}.tmp"));
-        let written = std::fs::File::create(&tmp).and_then(|file| {
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let tmp = dir.join(format!(".{name}.{}.{stamp}.tmp", std::process::id()));
+        let written = std::fs::File::create_new(&tmp).and_then(|file| {
             let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
             write(&mut out)?;
-            std::io::Write::flush(&mut out)
+            let file = out.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()
         });
-        written.map_err(|e| e.to_string())?;
-        std::fs::rename(&tmp, dir.join(name)).map_err(|e| e.to_string())
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e.to_string());
+        }
+        std::fs::rename(&tmp, dir.join(name)).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            e.to_string()
+        })
     };
     put(INDEX_FILE, &|out| index.write_to(out))?;
     put(DIGEST_FILE, &|out| out.write_all(digest.as_bytes()))

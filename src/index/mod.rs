@@ -232,7 +232,6 @@ impl Index {
             .flat_map(|(p, parts)| p.bundles.iter().map(move |b| (p, parts, b)))
             .collect();
         let mut built = crate::source::parallel_map_with(&all, |arena, (p, parts, b)| {
-            let parts = parts.as_ref().map_err(Clone::clone)?;
             bundle_body(arena, p, parts, b)
         })
         .into_iter();
@@ -276,7 +275,8 @@ impl Index {
         let mut copy_of: HashMap<(usize, usize, usize), u32> = HashMap::new();
         // The replace and provide tables need only the model: built beside the rest.
         let tables = std::thread::scope(|scope| {
-            let tables = scope.spawn(|| replace_and_provide(model, &order));
+            let tables = std::thread::Builder::new()
+                .spawn_scoped(scope, || replace_and_provide(model, &order));
             // copies in ListBundles order
             for &(channel, _, bundle, pi, ci, ei) in &order {
                 let entry = &model.packages[pi].channels[ci].entries[ei];
@@ -351,20 +351,30 @@ impl Index {
                     channels,
                 });
             }
-            tables.join()
+            match tables {
+                Ok(handle) => handle.join(),
+                // no thread could be started: build them here
+                Err(_) => Ok(replace_and_provide(model, &order)),
+            }
         });
         match tables {
             Ok(t) => {
                 ix.replaced_by = t.replaced_by;
                 ix.providers = t.providers;
             }
-            Err(_) => {
+            Err(payload) => {
+                let why = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
                 return Err(vec![IndexError {
-                    origin: String::new(),
+                    origin: "(index build)".into(),
                     package: String::new(),
                     bundle: String::new(),
-                    message: "internal error: building the replace and provide tables failed"
-                        .into(),
+                    message: format!(
+                        "internal error: building the replace and provide tables panicked: {why}"
+                    ),
                 }]);
             }
         }
@@ -751,7 +761,7 @@ fn better(
 fn bundle_body(
     arena: &mut Arena,
     package: &model::Package,
-    package_parts: &csv::PackageParts,
+    package_parts: &Result<csv::PackageParts, String>,
     bundle: &model::Bundle,
 ) -> Result<(BundleBody, usize), String> {
     // Each manifest is a list of chunks; the CSV's are shared by csvJson and its object entry.
@@ -759,6 +769,7 @@ fn bundle_body(
     let csv: Option<Vec<Bytes>> = match (bundle.csv_object, &bundle.csv_pieces) {
         (Some(i), _) => objects.get(i).cloned(),
         (None, Some(pieces)) => {
+            let package_parts = package_parts.as_ref().map_err(Clone::clone)?;
             let csv = pieces.chunks(package_parts).to_vec();
             if objects.is_empty() {
                 objects.push(csv.clone());

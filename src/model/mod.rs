@@ -23,7 +23,6 @@ mod validate;
 use crate::arena::Arena;
 use crate::index::csv::CsvPieces;
 use crate::source::{Blob, Loaded, Origin};
-use base64::Engine;
 pub use property::{Gvk, PackageRequired, Property};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -476,8 +475,7 @@ impl Builder {
                 None => None,
                 Some(icon) => {
                     let data = decode::string(icon, "base64data")?;
-                    let data = base64::engine::general_purpose::STANDARD
-                        .decode(data.replace(['\n', '\r'], ""))
+                    let data = property::decode_go_base64(&data)
                         .map_err(|e| format!("icon.base64data: illegal base64 data: {e}"))?;
                     Some(Icon {
                         data,

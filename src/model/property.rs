@@ -220,26 +220,50 @@ static GO_STD_BASE64: std::sync::LazyLock<base64::engine::Simd> =
 static GO_STD_BASE64: base64::engine::GeneralPurpose =
     base64::engine::GeneralPurpose::new(&base64::alphabet::STANDARD, GO_STD_BASE64_CONFIG);
 
-/// Decodes standard base64 text straight into `arena`.
-fn decode_base64(data: &str, arena: &mut Arena) -> Result<Bytes, String> {
-    let stripped;
-    let data = if memchr::memchr2(b'\n', b'\r', data.as_bytes()).is_some() {
-        stripped = data.replace(['\n', '\r'], "");
-        stripped.as_str()
+/// `data` without the line breaks Go's base64 decoder skips.
+fn without_line_breaks(data: &str) -> std::borrow::Cow<'_, str> {
+    if memchr::memchr2(b'\n', b'\r', data.as_bytes()).is_some() {
+        data.replace(['\n', '\r'], "").into()
     } else {
-        data
-    };
+        data.into()
+    }
+}
+
+/// Decodes base64 text as Go's `encoding/json` decodes a `[]byte` field (package
+/// icons, bundle objects).
+pub fn decode_go_base64(data: &str) -> Result<Vec<u8>, base64::DecodeError> {
+    GO_STD_BASE64.decode(without_line_breaks(data).as_bytes())
+}
+
+/// Decodes a bundle object's base64 text: a JSON manifest (by far the most common)
+/// straight into `arena`, where the index keeps it; anything else (YAML, converted
+/// to JSON later) into a temporary buffer, so its text is not kept.
+fn decode_base64(data: &str, arena: &mut Arena) -> Result<Bytes, String> {
+    let data = without_line_breaks(data);
+    let describe = |e: base64::DecodeError| format!("data: illegal base64 data: {e}");
+    // '{' is 0x7B: the first symbol is 'e' (30), the second's top two bits are set
+    let json = matches!(data.as_bytes(), [b'e', second, ..] if GO_STD_BASE64_SECOND_OF_BRACE.contains(second));
+    if !json {
+        return GO_STD_BASE64
+            .decode(data.as_bytes())
+            .map(Bytes::from)
+            .map_err(describe);
+    }
     arena
         .fill(base64::decoded_len_estimate(data.len()), |buf| {
-            GO_STD_BASE64.decode_slice(data, buf)
+            GO_STD_BASE64.decode_slice(data.as_bytes(), buf)
         })
         .map_err(|e| match e {
-            base64::DecodeSliceError::DecodeError(e) => format!("data: illegal base64 data: {e}"),
+            base64::DecodeSliceError::DecodeError(e) => describe(e),
             base64::DecodeSliceError::OutputSliceTooSmall => {
                 "data: internal error: base64 output buffer too small".to_string()
             }
         })
 }
+
+/// The base64 symbols whose value has its top two bits set (48..=63): after an
+/// `e`, they decode to a first byte of `{`.
+const GO_STD_BASE64_SECOND_OF_BRACE: &[u8] = b"wxyz0123456789+/";
 
 /// Checks a release: at most 20 characters of dot-separated semver prerelease identifiers.
 pub fn validate_release(release: &str) -> Result<(), String> {

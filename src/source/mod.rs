@@ -350,14 +350,17 @@ pub struct FileResult {
     pub size: u64,
 }
 
-/// Applies `f` to every item on all cores; results come back in item order
-/// (`None` only if a worker panicked).
+/// Applies `f` to every item on all cores; results come back in item order.
+/// An item is `None` only if `f` panicked on it: the panic is caught (and
+/// printed by the panic hook), so one bad item cannot take the process down.
 pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<Option<R>> {
     parallel_map_with(items, |_: &mut (), item| f(item))
 }
 
 /// [`parallel_map`] where each worker thread also has a state of its own (an
-/// [`crate::arena::Arena`], say), created with `S::default()`.
+/// [`crate::arena::Arena`], say), created with `S::default()` (and again after a
+/// panic, which may have left it half-updated). If no worker thread can be
+/// started, the calling thread does all the work.
 pub fn parallel_map_with<T: Sync, R: Send, S: Default>(
     items: &[T],
     f: impl Fn(&mut S, &T) -> R + Sync,
@@ -370,21 +373,37 @@ pub fn parallel_map_with<T: Sync, R: Send, S: Default>(
         .min(items.len().max(1));
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                let mut state = S::default();
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(i) else {
-                        break;
-                    };
-                    let result = f(&mut state, item);
+    let work = || {
+        let mut state = S::default();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else {
+                break;
+            };
+            let call = std::panic::AssertUnwindSafe(|| f(&mut state, item));
+            match std::panic::catch_unwind(call) {
+                Ok(result) => {
                     if let Ok(mut slot) = slots[i].lock() {
                         *slot = Some(result);
                     }
                 }
-            });
+                Err(_) => state = S::default(),
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        let mut started = 0;
+        for _ in 0..workers {
+            // a worker that cannot be started leaves its share to the others
+            if std::thread::Builder::new()
+                .spawn_scoped(scope, work)
+                .is_ok()
+            {
+                started += 1;
+            }
+        }
+        if started == 0 {
+            work();
         }
     });
     slots

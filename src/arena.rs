@@ -34,10 +34,16 @@ impl Arena {
 
     /// Copies `data` into the arena.
     pub fn copy(&mut self, data: &[u8]) -> Bytes {
-        match self.fill(data.len(), |buf| {
-            buf.copy_from_slice(data);
-            Ok::<usize, std::convert::Infallible>(data.len())
-        }) {
+        self.write(data.len(), |buf| buf.copy_from_slice(data))
+    }
+
+    /// Lets `write` fill exactly `len` bytes in place.
+    pub fn write(&mut self, len: usize, write: impl FnOnce(&mut [u8])) -> Bytes {
+        let filled = self.fill(len, |buf| {
+            write(buf);
+            Ok::<usize, std::convert::Infallible>(len)
+        });
+        match filled {
             Ok(b) => b,
             Err(never) => match never {},
         }
@@ -101,6 +107,19 @@ mod tests {
         assert!(big.iter().all(|b| *b == 3));
         assert_eq!(big.len(), OWN_ALLOCATION);
         assert!(kept[1..].iter().all(|k| k.len() == filler.len()));
+        let adjacent = |a: &Bytes, b: &Bytes| a.as_ptr().wrapping_add(a.len()) == b.as_ptr();
+        assert!(
+            adjacent(&kept[1], &kept[2]),
+            "filler shares the first block"
+        );
+        assert!(
+            !adjacent(&kept[3], &kept[4]),
+            "the fourth filler starts a block"
+        );
+        assert!(
+            !kept.iter().any(|k| adjacent(k, &big)),
+            "a large string is alone"
+        );
         assert!(
             first.iter().all(|b| *b == 1),
             "earlier chunks are untouched"

@@ -303,13 +303,6 @@ struct GroupVersionKind {
     kind: String,
 }
 
-/// `metadata`: empty maps are left out (see [`write_metadata`]).
-struct Metadata<'a> {
-    name: &'a str,
-    labels: BTreeMap<String, String>,
-    annotations: BTreeMap<String, String>,
-}
-
 #[derive(Serialize)]
 struct Install {
     strategy: &'static str,
@@ -408,7 +401,7 @@ impl PackageParts {
         let description = if package.description.is_empty() {
             Bytes::new()
         } else {
-            format!(",\"description\":{}", json(&package.description)?).into()
+            description_field(&package.description).into()
         };
         let icon: Vec<Icon> = package
             .icon
@@ -429,13 +422,15 @@ impl PackageParts {
 
 /// Writes `metadata` as Go does (annotations, `alm-examples` above all, are most
 /// of a CSV's text: written with the fast string writer, not through serde).
-fn write_metadata(out: &mut String, metadata: &Metadata) {
+fn write_metadata(
+    out: &mut String,
+    name: &str,
+    labels: &BTreeMap<String, String>,
+    annotations: &BTreeMap<String, String>,
+) {
     out.push_str("{\"name\":");
-    write_string(out, metadata.name, Html::Escape);
-    for (key, map) in [
-        ("labels", &metadata.labels),
-        ("annotations", &metadata.annotations),
-    ] {
+    write_string(out, name, Html::Escape);
+    for (key, map) in [("labels", labels), ("annotations", annotations)] {
         if map.is_empty() {
             continue;
         }
@@ -453,6 +448,14 @@ fn write_metadata(out: &mut String, metadata: &Metadata) {
         out.push('}');
     }
     out.push('}');
+}
+
+/// `,"description":"…"`, the field a CSV's description is written as (the
+/// metadata's own, or its package's).
+fn description_field(description: &str) -> String {
+    let mut text = String::from(",\"description\":");
+    write_string(&mut text, description, Html::Escape);
+    text
 }
 
 /// Go-compatible JSON text of `value` (see [`go_html_escape`]).
@@ -480,11 +483,6 @@ impl CsvPieces {
         m: CsvMetadata,
         arena: &mut Arena,
     ) -> Result<CsvPieces, String> {
-        let metadata = Metadata {
-            name,
-            labels: m.labels.unwrap_or_default(),
-            annotations: m.annotations.unwrap_or_default(),
-        };
         let spec_head = SpecHead {
             install: Install {
                 strategy: "deployment",
@@ -518,14 +516,18 @@ impl CsvPieces {
         let mut head = String::from(
             "{\"kind\":\"ClusterServiceVersion\",\"apiVersion\":\"operators.coreos.com/v1alpha1\",\"metadata\":",
         );
-        write_metadata(&mut head, &metadata);
+        write_metadata(
+            &mut head,
+            name,
+            &m.labels.unwrap_or_default(),
+            &m.annotations.unwrap_or_default(),
+        );
         head.push_str(",\"spec\":{");
         head.push_str(fields_of(&json(&spec_head)?));
-        let description = m.description.filter(|d| !d.is_empty()).map(|d| {
-            let mut text = String::from(",\"description\":");
-            write_string(&mut text, &d, Html::Escape);
-            arena.copy(text.as_bytes())
-        });
+        let description = m
+            .description
+            .filter(|d| !d.is_empty())
+            .map(|d| arena.copy(description_field(&d).as_bytes()));
         let middle = format!(",{}", fields_of(&json(&middle)?));
         let tail = format!(
             ",{}}},\"status\":{{\"cleanup\":{{}}}}}}",

@@ -180,18 +180,13 @@ fn entry_bytes(
         .filter(|(_, s)| !s.is_empty())
         .map(|(_, s)| 1 + encoded_len_varint(s.len() as u64) + s.len())
         .sum();
-    let written = arena.fill(len, |mut buf: &mut [u8]| {
+    arena.write(len, |mut buf: &mut [u8]| {
         for (tag, s) in fields.iter().filter(|(_, s)| !s.is_empty()) {
             encode_key(*tag, WireType::LengthDelimited, &mut buf);
             encode_varint(s.len() as u64, &mut buf);
             bytes::BufMut::put_slice(&mut buf, s.as_bytes());
         }
-        Ok::<usize, std::convert::Infallible>(len)
-    });
-    match written {
-        Ok(b) => b,
-        Err(never) => match never {},
-    }
+    })
 }
 
 /// What index building can fail on (a bundle the model accepted but that cannot be served).

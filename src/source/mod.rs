@@ -353,14 +353,11 @@ pub struct FileResult {
 /// Applies `f` to every item on all cores; results come back in item order.
 /// An item is `None` only if `f` panicked on it: the panic is caught (and
 /// printed by the panic hook), so one bad item cannot take the process down.
-pub fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<Option<R>> {
-    parallel_map_with(items, |_: &mut (), item| f(item))
-}
-
-/// [`parallel_map`] where each worker thread also has a state of its own (an
-/// [`crate::arena::Arena`], say), created with `S::default()` (and again after a
-/// panic, which may have left it half-updated). If no worker thread can be
-/// started, the calling thread does all the work.
+///
+/// Each worker thread has a state of its own (an [`crate::arena::Arena`], a read
+/// buffer), created with `S::default()` (and again after a panic, which may have
+/// left it half-updated). If no worker thread can be started, the calling thread
+/// does all the work.
 pub fn parallel_map_with<T: Sync, R: Send, S: Default>(
     items: &[T],
     f: impl Fn(&mut S, &T) -> R + Sync,

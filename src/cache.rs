@@ -79,7 +79,7 @@ pub struct Notes {
 pub fn catalog_digest(root: &Path) -> Result<(String, usize, u64), Vec<String>> {
     let files = crate::source::list_catalog_files(root)
         .map_err(|errs| errs.iter().map(ToString::to_string).collect::<Vec<_>>())?;
-    let hashes = crate::source::parallel_map_with(&files, |buffer: &mut Vec<u8>, (rel, path)| {
+    let hashes = crate::parallel::parallel_map_with(&files, |buffer: &mut Vec<u8>, (rel, path)| {
         hash_file(path, buffer).map_err(|e| format!("{rel}: {e}"))
     });
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();

@@ -11,6 +11,7 @@
 //! | module | in → out |
 //! |---|---|
 //! | [`source`] | directory → blobs with their file, document and line |
+//! | [`parallel`] | items → results in order, on every core |
 //! | [`arena`] | large kept byte strings → dense shared blocks |
 //! | [`model`] | blobs → validated packages, channels, bundles, or every diagnostic |
 //! | [`version_range`] | range strings → matchers (blang for skipRange) |
@@ -44,6 +45,7 @@ pub mod catalog;
 pub mod cli;
 pub mod index;
 pub mod model;
+pub mod parallel;
 pub mod reload;
 pub mod server;
 pub mod service;

@@ -226,7 +226,7 @@ impl Index {
             .zip(&parts)
             .flat_map(|(p, parts)| p.bundles.iter().map(move |b| (p, parts, b)))
             .collect();
-        let mut built = crate::source::parallel_map_with(&all, |arena, (p, parts, b)| {
+        let mut built = crate::parallel::parallel_map_with(&all, |arena, (p, parts, b)| {
             bundle_body(arena, p, parts, b)
         })
         .into_iter();

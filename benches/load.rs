@@ -113,7 +113,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| bare_parse::<Value>(&paths))
         });
         group.bench_function("load_validate_index", |b| {
-            b.iter_with_large_drop(|| fbc_registry::catalog::load(&dir).ok())
+            b.iter_with_large_drop(|| fbc_registry::catalog::load(&dir, &Default::default()).ok())
         });
         group.finish();
     }

@@ -353,8 +353,8 @@ async fn serve(port: u16, baseline: Baseline) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let (index, report) = match fbc_registry::catalog::load(&args.catalog) {
-        Ok(loaded) => loaded,
+    let (index, report) = match fbc_registry::catalog::load(&args.catalog, &Default::default()) {
+        Ok(loaded) => (loaded.index, loaded.report),
         Err(errors) => {
             for e in &errors {
                 eprintln!("baseline: {e}");

@@ -39,7 +39,9 @@ fn main() -> ExitCode {
         None => None,
     };
     let loaded = match &cache_dir {
-        None => fbc_registry::catalog::load(root),
+        None => fbc_registry::catalog::load(root, &Default::default())
+            .map(|loaded| loaded.index)
+            .map_err(|errors| errors.iter().map(ToString::to_string).collect()),
         Some(dir) => {
             let cfg = fbc_registry::cache::CacheConfig {
                 dir: dir.clone(),
@@ -47,15 +49,22 @@ fn main() -> ExitCode {
                 must_write: true,
             };
             // the first load may build and write the cache; the second reads it
-            fbc_registry::cache::load(root, &cfg)
-                .and_then(|_| fbc_registry::cache::load(root, &cfg))
-                .and_then(|(index, report, outcome, _)| match outcome {
-                    fbc_registry::cache::Outcome::Warm => Ok((index, report)),
+            let options = Default::default();
+            fbc_registry::cache::load(root, &cfg, &options)
+                .and_then(|_| fbc_registry::cache::load(root, &cfg, &options))
+                .map_err(|e| {
+                    e.diagnostics()
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                })
+                .and_then(|cached| match cached.outcome {
+                    fbc_registry::cache::Outcome::Warm => Ok(cached.catalog.index),
                     _ => Err(vec!["the cache was not read back warm".to_string()]),
                 })
         }
     };
-    let (index, _) = match loaded {
+    let index = match loaded {
         Ok(loaded) => loaded,
         Err(errors) => {
             for e in errors {

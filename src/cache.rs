@@ -8,9 +8,12 @@
 //!
 //! 1. Our cache lives in `<cache-dir>/fbc-registry.v1/`: `index.pb` (the index as
 //!    one protobuf buffer, see [`crate::index`]) and `digest`.
-//! 2. The digest is xxh3-128 over the cache format version, this program's version,
-//!    and, for every catalog file that `.indexignore` keeps, its relative path,
-//!    length and the xxh3-128 of its bytes. Any edit, added or removed file changes it.
+//! 2. The cache is keyed by xxh3-128 over the cache format version, this program's
+//!    version and the catalog digest (see [`crate::source::digest`]: every catalog
+//!    file `.indexignore` keeps, by relative path, length and the xxh3-128 of its
+//!    bytes). Any edit, added or removed file changes it. A load computes the digest
+//!    of the very bytes it parsed, so a cache written after a load (at start or
+//!    after a hot reload, see [`store`]) describes exactly the catalog it holds.
 //! 3. A cache whose digest differs, or that does not decode, is stale: it is
 //!    rebuilt, or with `--cache-enforce-integrity` the start fails (as `opm serve`'s
 //!    does), naming both digests and the command that rebuilds it.
@@ -30,13 +33,15 @@
 //!    in place while a server runs (truncating it would crash the server); this
 //!    program only ever replaces it by rename, which leaves a mapped file intact.
 
-use crate::catalog::{self, LoadReport};
+use crate::catalog::{self, LoadOptions, LoadReport, LoadedCatalog};
+use crate::diagnostic::Diagnostic;
 use crate::index::Index;
+use crate::source::CatalogDigest;
 use bytes::Bytes;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-const FORMAT: &str = "fbc-registry index cache v2";
+const FORMAT: &str = "fbc-registry index cache v3";
 /// Our subdirectory of the cache directory.
 pub const SUBDIR: &str = "fbc-registry.v1";
 const INDEX_FILE: &str = "index.pb";
@@ -73,32 +78,58 @@ pub struct Notes {
     pub stale: Option<String>,
 }
 
-/// The catalog digest (see the module docs), as 32 hex digits, with the number of
-/// files and bytes it covers. Files are read and hashed on every core; the
-/// per-file hashes are combined in walk order.
-pub fn catalog_digest(root: &Path) -> Result<(String, usize, u64), Vec<String>> {
-    let files = crate::source::list_catalog_files(root)
-        .map_err(|errs| errs.iter().map(ToString::to_string).collect::<Vec<_>>())?;
-    let hashes = crate::parallel::parallel_map_with(&files, |buffer: &mut Vec<u8>, (rel, path)| {
-        hash_file(path, buffer).map_err(|e| format!("{rel}: {e}"))
-    });
+/// A catalog loaded through the cache.
+#[derive(Debug)]
+pub struct CachedLoad {
+    /// The index and its load report.
+    pub catalog: LoadedCatalog,
+    /// Where the index came from.
+    pub outcome: Outcome,
+    /// What is worth logging.
+    pub notes: Notes,
+}
+
+/// Why a start through the cache failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CacheError {
+    /// The catalog itself is invalid or unreadable.
+    #[error("{} problem(s) in the catalog", .0.len())]
+    Catalog(Vec<Diagnostic>),
+    /// `--cache-enforce-integrity` and the cache does not match.
+    #[error("integrity check failed: {0}")]
+    Integrity(String),
+    /// `--cache-only` and the cache could not be written.
+    #[error("cannot write the index cache in {dir}: {message}")]
+    Write {
+        /// Our cache subdirectory.
+        dir: String,
+        /// Why.
+        message: String,
+    },
+}
+
+impl CacheError {
+    /// Every problem as a diagnostic, for printing and the termination log.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            CacheError::Catalog(d) => d.clone(),
+            other => vec![Diagnostic::new(
+                crate::diagnostic::Kind::Io,
+                crate::diagnostic::Location::default(),
+                other.to_string(),
+            )],
+        }
+    }
+}
+
+/// The key a cache is stored under: the catalog digest, the cache format and this
+/// program's version, as 32 hex digits.
+pub fn cache_key(digest: CatalogDigest) -> String {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     hasher.update(FORMAT.as_bytes());
     hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
-    let mut bytes = 0u64;
-    for ((rel, _), hashed) in files.iter().zip(hashes) {
-        let (hash, len) = match hashed {
-            Some(Ok(v)) => v,
-            Some(Err(e)) => return Err(vec![e]),
-            None => return Err(vec![format!("{rel}: not read")]),
-        };
-        hasher.update(&(rel.len() as u64).to_le_bytes());
-        hasher.update(rel.as_bytes());
-        hasher.update(&len.to_le_bytes());
-        hasher.update(&hash.to_le_bytes());
-        bytes += len;
-    }
-    Ok((format!("{:032x}", hasher.digest128()), files.len(), bytes))
+    hasher.update(&digest.0.to_le_bytes());
+    format!("{:032x}", hasher.digest128())
 }
 
 /// The contents of `path`, mapped read-only (see rule 7 of the module docs).
@@ -117,29 +148,6 @@ fn map_file(path: &Path) -> std::io::Result<Bytes> {
     Ok(Bytes::from_owner(map))
 }
 
-/// The xxh3-128 and length of a file, read through `buffer` (one per worker,
-/// reused: a fresh buffer per file costs a page fault per page).
-fn hash_file(path: &Path, buffer: &mut Vec<u8>) -> std::io::Result<(u128, u64)> {
-    use std::io::Read;
-    const CHUNK: usize = 1 << 20;
-    buffer.resize(CHUNK, 0);
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut len = 0u64;
-    loop {
-        match file.read(buffer) {
-            Ok(0) => break,
-            Ok(n) => {
-                hasher.update(&buffer[..n]);
-                len += n as u64;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok((hasher.digest128(), len))
-}
-
 /// A Go opm cache in `dir`, by layout name.
 pub fn foreign_layout(dir: &Path) -> Option<&'static str> {
     if dir.join("pogreb.v1").is_dir() {
@@ -155,20 +163,23 @@ pub fn foreign_layout(dir: &Path) -> Option<&'static str> {
 pub fn load(
     root: &Path,
     cfg: &CacheConfig,
-) -> Result<(Index, LoadReport, Outcome, Notes), Vec<String>> {
+    options: &LoadOptions,
+) -> Result<CachedLoad, CacheError> {
     let mut notes = Notes {
         foreign: foreign_layout(&cfg.dir),
         stale: None,
     };
     let ours = cfg.dir.join(SUBDIR);
     let t0 = Instant::now();
-    let (digest, files, bytes) = catalog_digest(root)?;
+    let found = crate::source::digest::digest_dir(root, &options.limits)
+        .map_err(|errors| CacheError::Catalog(errors.iter().map(Diagnostic::from).collect()))?;
+    let key = cache_key(found.digest);
     let digest_time = t0.elapsed();
     let existing = std::fs::read_to_string(ours.join(DIGEST_FILE))
         .ok()
         .map(|s| s.trim().to_string());
     match &existing {
-        Some(d) if *d == digest => {
+        Some(stored) if *stored == key => {
             let t1 = Instant::now();
             match map_file(&ours.join(INDEX_FILE))
                 .map_err(|e| e.to_string())
@@ -177,14 +188,19 @@ pub fn load(
                 Ok(index) => {
                     let report = LoadReport {
                         stats: index.stats().clone(),
-                        files,
-                        bytes,
+                        files: found.files,
+                        bytes: found.bytes,
+                        digest: found.digest,
                         parse: digest_time,
                         index: t1.elapsed(),
                         warnings: catalog::oversize_warnings(&index),
                         ..LoadReport::default()
                     };
-                    return Ok((index, report, Outcome::Warm, notes));
+                    return Ok(CachedLoad {
+                        catalog: LoadedCatalog { index, report },
+                        outcome: Outcome::Warm,
+                        notes,
+                    });
                 }
                 Err(e) => {
                     notes.stale = Some(format!(
@@ -194,9 +210,9 @@ pub fn load(
                 }
             }
         }
-        Some(d) => {
+        Some(stored) => {
             notes.stale = Some(format!(
-                "the cache reports digest {d}, but the catalog's digest is {digest}"
+                "the cache reports digest {stored}, but the catalog's digest is {key}"
             ))
         }
         None => {}
@@ -208,25 +224,36 @@ pub fn load(
             (None, None) => Some(format!("no index cache in {}", cfg.dir.display())),
         };
         if let Some(why) = why {
-            return Err(vec![format!(
-                "integrity check failed: {why}; rebuild it with `fbc-registry serve {} --cache-dir={} --cache-only`, or pass --cache-enforce-integrity=false",
+            return Err(CacheError::Integrity(format!(
+                "{why}; rebuild it with `fbc-registry serve {} --cache-dir={} --cache-only`, or pass --cache-enforce-integrity=false",
                 root.display(),
                 cfg.dir.display()
-            )]);
+            )));
         }
     }
-    let (index, report) = catalog::load(root)?;
-    let outcome = match write(&ours, &index, &digest) {
+    let catalog = catalog::load(root, options).map_err(CacheError::Catalog)?;
+    let outcome = match store(&cfg.dir, &catalog.index, catalog.report.digest) {
         Ok(()) => Outcome::BuiltAndWritten,
-        Err(e) if cfg.must_write => {
-            return Err(vec![format!(
-                "cannot write the index cache in {}: {e}",
-                ours.display()
-            )]);
+        Err(message) if cfg.must_write => {
+            return Err(CacheError::Write {
+                dir: ours.display().to_string(),
+                message,
+            });
         }
         Err(e) => Outcome::BuiltInMemory(e),
     };
-    Ok((index, report, outcome, notes))
+    Ok(CachedLoad {
+        catalog,
+        outcome,
+        notes,
+    })
+}
+
+/// Writes `index`, built from a catalog with `digest`, as the cache in `cache_dir`
+/// (rules 6 and 7: temporary files, synced, renamed, digest last). A reload calls
+/// this so that a restart finds the catalog it was serving.
+pub fn store(cache_dir: &Path, index: &Index, digest: CatalogDigest) -> Result<(), String> {
+    write(&cache_dir.join(SUBDIR), index, &cache_key(digest))
 }
 
 fn write(dir: &Path, index: &Index, digest: &str) -> Result<(), String> {
@@ -280,6 +307,10 @@ mod tests {
         root
     }
 
+    fn load(root: &Path, cfg: &CacheConfig) -> Result<CachedLoad, CacheError> {
+        super::load(root, cfg, &LoadOptions::default())
+    }
+
     fn cfg(dir: &Path, enforce: bool) -> CacheConfig {
         CacheConfig {
             dir: dir.to_path_buf(),
@@ -289,33 +320,21 @@ mod tests {
     }
 
     #[test]
-    fn a_file_hashed_in_chunks_has_the_one_shot_hash() {
-        let dir = tempfile::tempdir().expect("tmp");
-        for len in [0, 1, 100, (1 << 20) - 1, 1 << 20, (3 << 20) + 17] {
-            let data: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
-            let path = dir.path().join(format!("f{len}"));
-            std::fs::write(&path, &data).expect("write");
-            let hashed = hash_file(&path, &mut Vec::new()).expect("hash");
-            assert_eq!(
-                hashed,
-                (xxhash_rust::xxh3::xxh3_128(&data), len as u64),
-                "{len}"
-            );
-        }
-    }
-
-    #[test]
     fn a_fresh_cache_is_written_then_read_warm_with_the_same_answers() {
         let tmp = tempfile::tempdir().expect("tmp");
         let root = catalog(tmp.path());
         let dir = tmp.path().join("cache");
-        let (built, _, outcome, notes) = load(&root, &cfg(&dir, false)).expect("cold");
-        assert_eq!(outcome, Outcome::BuiltAndWritten);
-        assert!(notes.stale.is_none() && notes.foreign.is_none());
-        let (warm, report, outcome, _) = load(&root, &cfg(&dir, true)).expect("warm");
-        assert_eq!(outcome, Outcome::Warm);
-        assert_eq!(warm.to_bytes(), built.to_bytes());
-        assert_eq!(report.stats.bundles, 3);
+        let built = load(&root, &cfg(&dir, false)).expect("cold");
+        assert_eq!(built.outcome, Outcome::BuiltAndWritten);
+        assert!(built.notes.stale.is_none() && built.notes.foreign.is_none());
+        let warm = load(&root, &cfg(&dir, true)).expect("warm");
+        assert_eq!(warm.outcome, Outcome::Warm);
+        assert_eq!(
+            warm.catalog.index.to_bytes(),
+            built.catalog.index.to_bytes()
+        );
+        assert_eq!(warm.catalog.report.stats.bundles, 3);
+        assert_eq!(warm.catalog.report.digest, built.catalog.report.digest);
     }
 
     #[test]
@@ -325,15 +344,16 @@ mod tests {
         let dir = tmp.path().join("cache");
         load(&root, &cfg(&dir, false)).expect("cold");
         std::fs::write(root.join("extra.yaml"), "schema: custom.thing\nname: x\n").expect("write");
-        let (ix, _, outcome, notes) = load(&root, &cfg(&dir, false)).expect("rebuild");
-        assert_eq!(outcome, Outcome::BuiltAndWritten);
+        let rebuilt = load(&root, &cfg(&dir, false)).expect("rebuild");
+        assert_eq!(rebuilt.outcome, Outcome::BuiltAndWritten);
+        let notes = &rebuilt.notes;
         assert!(
             notes.stale.as_deref().is_some_and(|s| s.contains("digest")),
             "{notes:?}"
         );
-        assert_eq!(ix.stats().custom_blobs, 1);
+        assert_eq!(rebuilt.catalog.index.stats().custom_blobs, 1);
         assert_eq!(
-            load(&root, &cfg(&dir, true)).expect("warm").2,
+            load(&root, &cfg(&dir, true)).expect("warm").outcome,
             Outcome::Warm
         );
     }
@@ -343,16 +363,20 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tmp");
         let root = catalog(tmp.path());
         let dir = tmp.path().join("cache");
-        let missing = load(&root, &cfg(&dir, true)).expect_err("missing");
+        let missing = load(&root, &cfg(&dir, true))
+            .expect_err("missing")
+            .to_string();
         assert!(
-            missing[0].contains("integrity check failed: no index cache"),
+            missing.contains("integrity check failed: no index cache"),
             "{missing:?}"
         );
         load(&root, &cfg(&dir, false)).expect("cold");
         std::fs::write(root.join("extra.yaml"), "schema: custom.thing\nname: x\n").expect("write");
-        let stale = load(&root, &cfg(&dir, true)).expect_err("stale");
+        let stale = load(&root, &cfg(&dir, true))
+            .expect_err("stale")
+            .to_string();
         assert!(
-            stale[0].contains("cache requires rebuild") && stale[0].contains("--cache-only"),
+            stale.contains("cache requires rebuild") && stale.contains("--cache-only"),
             "{stale:?}"
         );
     }
@@ -370,9 +394,9 @@ mod tests {
                 std::fs::create_dir_all(dir.join("cache")).expect("mkdir");
                 std::fs::write(dir.join("digest"), "9adad9ff6cf54e4f").expect("write");
             }
-            let (_, _, outcome, notes) = load(&root, &cfg(&dir, true)).expect("builds beside");
-            assert_eq!(outcome, Outcome::BuiltAndWritten);
-            assert!(notes.foreign.is_some());
+            let built = load(&root, &cfg(&dir, true)).expect("builds beside");
+            assert_eq!(built.outcome, Outcome::BuiltAndWritten);
+            assert!(built.notes.foreign.is_some());
             assert!(dir.join(SUBDIR).join(INDEX_FILE).is_file());
             if layout == "pogreb" {
                 assert_eq!(
@@ -381,7 +405,7 @@ mod tests {
                 );
             }
             assert_eq!(
-                load(&root, &cfg(&dir, true)).expect("warm").2,
+                load(&root, &cfg(&dir, true)).expect("warm").outcome,
                 Outcome::Warm
             );
         }
@@ -394,9 +418,10 @@ mod tests {
         // a file where the directory should be: nothing can be created below it
         let dir = tmp.path().join("not-a-dir");
         std::fs::write(&dir, "x").expect("write");
-        let (ix, _, outcome, _) = load(&root, &cfg(&dir, false)).expect("serves");
+        let served = load(&root, &cfg(&dir, false)).expect("serves");
+        let outcome = &served.outcome;
         assert!(matches!(outcome, Outcome::BuiltInMemory(_)), "{outcome:?}");
-        assert_eq!(ix.stats().packages, 1);
+        assert_eq!(served.catalog.index.stats().packages, 1);
         let strict = CacheConfig {
             must_write: true,
             ..cfg(&dir, false)
@@ -414,14 +439,16 @@ mod tests {
         let dir = tmp.path().join("cache");
         load(&root, &cfg(&dir, false)).expect("cold");
         std::fs::write(dir.join(SUBDIR).join(INDEX_FILE), b"\xff\xff garbage").expect("corrupt");
-        let (_, _, outcome, notes) = load(&root, &cfg(&dir, false)).expect("rebuilt");
-        assert_eq!(outcome, Outcome::BuiltAndWritten);
+        let rebuilt = load(&root, &cfg(&dir, false)).expect("rebuilt");
+        assert_eq!(rebuilt.outcome, Outcome::BuiltAndWritten);
         assert!(
-            notes
+            rebuilt
+                .notes
                 .stale
                 .as_deref()
                 .is_some_and(|s| s.contains("does not decode")),
-            "{notes:?}"
+            "{:?}",
+            rebuilt.notes
         );
         assert!(load(&root, &cfg(&dir, true)).is_ok());
     }

@@ -1,12 +1,35 @@
 //! Directory → index in one call: load, validate, index.
 //!
-//! In: a catalog root. Out: an [`Index`] and a [`LoadReport`] (counts, timings,
-//! warnings), or every problem found, as displayable lines in a stable order.
+//! In: a catalog root and [`LoadOptions`]. Out: a [`LoadedCatalog`] (the [`Index`]
+//! and a [`LoadReport`] of counts, timings and warnings), or every problem found as
+//! [`Diagnostic`]s in a stable order.
+//!
+//! [`load_within`] runs a load on a thread of its own with a deadline: a catalog
+//! on a file system that hangs (a stuck network mount) fails like an invalid one,
+//! instead of freezing the caller.
 
+use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::index::{Index, Stats};
+use crate::source::{CatalogDigest, ParseLimits};
 use crate::{model, source};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+/// How a catalog is loaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Bounds on files, documents, nesting and YAML aliases.
+    pub limits: ParseLimits,
+}
+
+/// A loaded catalog: its index and how loading went.
+#[derive(Debug)]
+pub struct LoadedCatalog {
+    /// The queryable index.
+    pub index: Index,
+    /// Counts, timings and warnings.
+    pub report: LoadReport,
+}
 
 /// What a successful load found and how long each stage took.
 #[derive(Clone, Debug, Default)]
@@ -15,6 +38,8 @@ pub struct LoadReport {
     pub stats: Stats,
     /// Catalog files read.
     pub files: usize,
+    /// The digest of the files read (see [`crate::source::digest`]).
+    pub digest: CatalogDigest,
     /// Bytes read.
     pub bytes: u64,
     /// Reading and parsing files.
@@ -44,22 +69,33 @@ pub fn set_release_memory_hook(hook: fn()) {
 }
 
 /// Loads, validates and indexes the catalog at `root`.
-pub fn load(root: &Path) -> Result<(Index, LoadReport), Vec<String>> {
+pub fn load(root: &Path, options: &LoadOptions) -> Result<LoadedCatalog, Vec<Diagnostic>> {
     let t0 = Instant::now();
     // Bundles are decoded on the worker that parsed them, file by file, so the
     // parsed trees of the whole catalog never exist at once; what the index keeps
     // of them (manifests) is written into dense arena blocks (see `crate::arena`).
-    let loaded = source::load_dir_with(root, model::decode_blob);
+    let limits = options.limits;
+    let loaded = source::load_dir_with(root, &limits, |arena, blob| {
+        model::decode_blob(arena, blob, &limits)
+    });
     let parse = t0.elapsed();
     let files = loaded.files.len();
-    let bytes = loaded.files.iter().map(|(_, s)| s).sum();
+    let bytes = loaded.files.iter().map(|f| f.size).sum();
+    let digest = CatalogDigest::of(&loaded.files);
     let t1 = Instant::now();
-    let model = model::build_decoded(loaded)
-        .map_err(|diags| diags.iter().map(ToString::to_string).collect::<Vec<_>>())?;
+    let model = model::build_decoded(loaded)?;
     let validate = t1.elapsed();
     let t2 = Instant::now();
-    let index = Index::build(&model)
-        .map_err(|errs| errs.iter().map(ToString::to_string).collect::<Vec<_>>())?;
+    let index = Index::build(&model).map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|e| {
+                Diagnostic::new(Kind::Invalid, e.location, e.message)
+                    .package(&e.package)
+                    .bundle(&e.bundle)
+            })
+            .collect::<Vec<_>>()
+    })?;
     free_on_two_threads(model);
     if let Some(release) = RELEASE_MEMORY.get() {
         release();
@@ -70,14 +106,72 @@ pub fn load(root: &Path) -> Result<(Index, LoadReport), Vec<String>> {
         stats: index.stats().clone(),
         files,
         bytes,
+        digest,
         parse,
         validate,
         index: index_time,
         warnings,
     };
-    Ok((index, report))
+    Ok(LoadedCatalog { index, report })
 }
 
+/// [`load`] with a deadline (see [`crate::deadline`]): a load still running after
+/// `timeout` fails with a [`Kind::Timeout`] diagnostic.
+pub fn load_within(
+    root: &Path,
+    options: &LoadOptions,
+    timeout: Duration,
+) -> Result<LoadedCatalog, LoadFailure> {
+    let owned: PathBuf = root.to_path_buf();
+    let options = *options;
+    match crate::deadline::run("catalog-load", timeout, move || load(&owned, &options)) {
+        Ok(result) => result.map_err(LoadFailure::Invalid),
+        Err(overdue) => Err(LoadFailure::TimedOut(Box::new(TimedOut {
+            diagnostic: timeout_diagnostic(root, timeout),
+            overdue,
+        }))),
+    }
+}
+
+/// The diagnostic of a load that missed its deadline.
+pub fn timeout_diagnostic(root: &Path, timeout: Duration) -> Diagnostic {
+    Diagnostic::new(
+        Kind::Timeout,
+        Location::file(root.display().to_string()),
+        format!(
+            "the catalog did not load within {} (limit --load-timeout): a file system that does not answer?",
+            humantime::format_duration(timeout)
+        ),
+    )
+}
+
+/// Why [`load_within`] returned no catalog.
+#[derive(Debug)]
+pub enum LoadFailure {
+    /// The catalog is invalid (or unreadable): every problem found.
+    Invalid(Vec<Diagnostic>),
+    /// The load did not finish in time; its thread may still be running.
+    TimedOut(Box<TimedOut>),
+}
+
+/// A load that missed its deadline.
+#[derive(Debug)]
+pub struct TimedOut {
+    /// What to report.
+    pub diagnostic: Diagnostic,
+    /// The load's thread.
+    pub overdue: crate::deadline::Overdue,
+}
+
+impl LoadFailure {
+    /// The diagnostics to report.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        match self {
+            LoadFailure::Invalid(d) => d,
+            LoadFailure::TimedOut(t) => std::slice::from_ref(&t.diagnostic),
+        }
+    }
+}
 /// Warnings for replies too large for Go clients' default receive limit.
 pub fn oversize_warnings(index: &Index) -> Vec<String> {
     index

@@ -4,8 +4,11 @@
 //! it with the flags of `opm serve` (pflag syntax: `--flag=value`, `--flag value`,
 //! `-p 50051`, bare booleans and `--bool=false` all work).
 
-use crate::catalog::{self, LoadReport};
+use crate::catalog::{self, LoadOptions, LoadReport, LoadedCatalog};
+use crate::diagnostic::Diagnostic;
 use crate::snapshot::Publisher;
+use crate::source::ParseLimits;
+use crate::source::limits::DEPTH_CEILING;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -41,6 +44,42 @@ pub enum Output {
     Json,
 }
 
+/// Bounds on what a catalog can make the loader do (see `docs/security.md`).
+#[derive(Clone, Debug, clap::Args)]
+pub struct LimitArgs {
+    /// Largest catalog file read (e.g. 512MiB, 1GB).
+    #[arg(long, value_name = "SIZE", default_value = "512MiB", value_parser = parse_size)]
+    pub max_file_size: u64,
+    /// Largest single JSON value or YAML document.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
+    pub max_document_size: u64,
+    /// Deepest nesting of arrays and objects in a document (at most 128).
+    #[arg(long, value_name = "LEVELS", default_value_t = ParseLimits::DEFAULT_MAX_DEPTH,
+          value_parser = parse_depth)]
+    pub max_depth: usize,
+    /// Most nodes that YAML anchors and aliases may copy into one document.
+    #[arg(long, value_name = "NODES", default_value_t = ParseLimits::DEFAULT_MAX_ALIAS_NODES)]
+    pub max_yaml_alias_nodes: usize,
+    /// A load (at start or on reload) still running after this long fails like an
+    /// invalid catalog (e.g. 2m, 90s).
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    pub load_timeout: std::time::Duration,
+}
+
+impl LimitArgs {
+    /// The load options these flags describe.
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            limits: ParseLimits {
+                max_file_bytes: self.max_file_size,
+                max_document_bytes: self.max_document_size,
+                max_depth: self.max_depth,
+                max_alias_nodes: self.max_yaml_alias_nodes,
+            },
+        }
+    }
+}
+
 /// `validate` arguments.
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
@@ -49,9 +88,15 @@ pub struct ValidateArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Output::Text)]
     pub output: Output,
+    /// Parsing limits.
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 /// `serve` arguments, the flags of `opm serve`.
+///
+/// Boolean flags take a value only with `=` (`--watch=false`), as Go's pflag does,
+/// so `serve --watch DIR` reads DIR as the catalog.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
     /// The catalog root directory.
@@ -66,31 +111,39 @@ pub struct ServeArgs {
     pub cache_dir: String,
     /// Build (or check) the index cache, then exit 0 without serving; without
     /// --cache-dir, only validate.
-    #[arg(long)]
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = false,
+          default_missing_value = "true", action = clap::ArgAction::Set)]
     pub cache_only: bool,
     /// Fail instead of rebuilding a stale cache. Defaults to true when --cache-dir is
     /// set and --cache-only is not, as in `opm serve`.
-    #[arg(long, num_args = 0..=1, default_missing_value = "true", require_equals = false)]
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
     pub cache_enforce_integrity: Option<bool>,
     /// File that receives the reason for a fatal exit (Kubernetes termination message).
     #[arg(short = 't', long, default_value = "/dev/termination-log")]
     pub termination_log: PathBuf,
-    /// Log every call at debug level.
-    #[arg(long)]
+    /// Log our own debug lines (one per call, reload details); HTTP/2 internals stay
+    /// at warn unless RUST_LOG says otherwise.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = false,
+          default_missing_value = "true", action = clap::ArgAction::Set)]
     pub debug: bool,
     /// Accepted for compatibility; Go's pprof has no Rust counterpart, no listener is opened.
     #[arg(long, default_value = "localhost:6060")]
     pub pprof_addr: String,
     /// Accepted for compatibility; ignored.
-    #[arg(long)]
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = false,
+          default_missing_value = "true", action = clap::ArgAction::Set)]
     pub pprof_capture_profiles: bool,
     /// Watch the catalog and reload it in place when its files change (`--watch=false`
     /// to read it once, like `opm serve`). SIGHUP reloads either way.
-    #[arg(long, num_args = 0..=1, default_value_t = true, default_missing_value = "true", action = clap::ArgAction::Set)]
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = true,
+          default_missing_value = "true", action = clap::ArgAction::Set)]
     pub watch: bool,
-    /// Quiet time after the last file change before a reload starts (e.g. 250ms, 2s).
-    #[arg(long, default_value = "250ms", value_parser = crate::reload::parse_duration)]
+    /// Quiet time after the last file change before a reload starts (e.g. 250ms, 1.5s).
+    #[arg(long, value_name = "DURATION", default_value = "250ms", value_parser = parse_duration)]
     pub reload_debounce: std::time::Duration,
+    /// Parsing limits and the load timeout.
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 impl ServeArgs {
@@ -99,6 +152,38 @@ impl ServeArgs {
         self.cache_enforce_integrity
             .unwrap_or(!self.cache_dir.is_empty() && !self.cache_only)
     }
+}
+
+/// Parses a duration as people write them: `250ms`, `1.5s`, `2m`, `1h30m`
+/// (humantime's grammar). A bare number is milliseconds, as earlier releases read it.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return s
+            .parse()
+            .map(std::time::Duration::from_millis)
+            .map_err(|e| format!("invalid duration {s:?}: {e}"));
+    }
+    humantime::parse_duration(s)
+        .map_err(|e| format!("invalid duration {s:?}: {e} (write e.g. 250ms, 1.5s, 2m)"))
+}
+
+/// Parses `--max-depth`: 1 to [`DEPTH_CEILING`].
+fn parse_depth(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=DEPTH_CEILING).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "invalid depth {s:?}: a number from 1 to {DEPTH_CEILING} (the JSON parser's own ceiling)"
+        )),
+    }
+}
+
+/// Parses a size such as `512MiB`, `64 MB` or `1048576` (bytes).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|b| b.as_u64())
+        .map_err(|e| format!("invalid size {s:?}: {e} (write e.g. 64MiB, 1GB)"))
 }
 
 /// Parses `std::env::args` and runs the command.
@@ -111,57 +196,66 @@ pub fn main() -> ExitCode {
 }
 
 fn validate(args: &ValidateArgs) -> ExitCode {
-    match catalog::load(&args.dir) {
-        Ok((_, report)) => {
-            let s = &report.stats;
-            match args.output {
-                Output::Text => {
-                    for w in &report.warnings {
-                        eprintln!("warning: {w}");
-                    }
-                    println!(
-                        "{}: valid: {} packages, {} channels, {} bundles ({} channel entries)",
-                        args.dir.display(),
-                        s.packages,
-                        s.channels,
-                        s.bundles,
-                        s.copies
-                    );
-                }
-                Output::Json => println!(
-                    "{}",
-                    serde_json::json!({
-                        "valid": true,
-                        "packages": s.packages,
-                        "channels": s.channels,
-                        "bundles": s.bundles,
-                        "channelEntries": s.copies,
-                        "warnings": report.warnings,
-                        "errors": [],
-                    })
-                ),
+    let options = args.limits.load_options();
+    let result = catalog::load_within(&args.dir, &options, args.limits.load_timeout);
+    match (result, args.output) {
+        (Ok(loaded), Output::Text) => {
+            let s = &loaded.report.stats;
+            for w in &loaded.report.warnings {
+                eprintln!("warning: {w}");
             }
+            println!(
+                "{}: valid: {} packages, {} channels, {} bundles ({} channel entries)",
+                args.dir.display(),
+                s.packages,
+                s.channels,
+                s.bundles,
+                s.copies
+            );
             ExitCode::SUCCESS
         }
-        Err(errors) => {
-            match args.output {
-                Output::Text => {
-                    for e in &errors {
-                        println!("{e}");
-                    }
-                    eprintln!("{}: invalid: {} error(s)", args.dir.display(), errors.len());
-                }
-                Output::Json => {
-                    println!("{}", serde_json::json!({"valid": false, "errors": errors}))
-                }
+        (Ok(loaded), Output::Json) => {
+            let report = &loaded.report;
+            let s = &report.stats;
+            println!(
+                "{}",
+                serde_json::json!({
+                    "valid": true,
+                    "digest": report.digest.to_string(),
+                    "packages": s.packages,
+                    "channels": s.channels,
+                    "bundles": s.bundles,
+                    "channelEntries": s.copies,
+                    "warnings": report.warnings,
+                    "errors": [],
+                })
+            );
+            ExitCode::SUCCESS
+        }
+        (Err(failure), Output::Text) => {
+            let errors = failure.diagnostics();
+            for e in errors {
+                println!("{e}");
             }
+            eprintln!("{}: invalid: {} error(s)", args.dir.display(), errors.len());
+            ExitCode::FAILURE
+        }
+        (Err(failure), Output::Json) => {
+            let errors = failure.diagnostics();
+            println!("{}", serde_json::json!({"valid": false, "errors": errors}));
             ExitCode::FAILURE
         }
     }
 }
 
+/// Logging to stderr: `--debug` turns on this program's debug lines, while the
+/// HTTP/2 stack (h2, hyper, tower, tonic) stays at warn; `RUST_LOG` overrides both.
 fn init_logging(debug: bool) {
-    let default = if debug { "debug" } else { "info" };
+    let default = if debug {
+        "debug,h2=warn,hyper=warn,hyper_util=warn,tower=warn,tonic=warn,mio=warn,notify=info"
+    } else {
+        "info,h2=warn,hyper=warn,hyper_util=warn,tower=warn,tonic=warn"
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
@@ -178,9 +272,39 @@ fn write_termination_log(path: &Path, reason: &str) {
     }
 }
 
+/// Logs the reason for a fatal exit once, writes it to the termination log, exits 1.
 fn fatal(args: &ServeArgs, reason: &str) -> ExitCode {
     tracing::error!("{reason}");
     write_termination_log(&args.termination_log, reason);
+    ExitCode::FAILURE
+}
+
+/// Reports a catalog that cannot be served: each problem once, then a summary
+/// that does not repeat them (the termination log gets the first one too).
+fn fatal_diagnostics(args: &ServeArgs, errors: &[Diagnostic]) -> ExitCode {
+    if let [only] = errors {
+        return fatal(
+            args,
+            &format!("cannot serve {}: {only}", args.dir.display()),
+        );
+    }
+    for e in errors {
+        tracing::error!("{e}");
+    }
+    tracing::error!(
+        "cannot serve {}: {} errors",
+        args.dir.display(),
+        errors.len()
+    );
+    let first = errors.first().map(ToString::to_string).unwrap_or_default();
+    write_termination_log(
+        &args.termination_log,
+        &format!(
+            "cannot serve {}: {} errors; first: {first}",
+            args.dir.display(),
+            errors.len()
+        ),
+    );
     ExitCode::FAILURE
 }
 
@@ -189,6 +313,7 @@ fn log_loaded(dir: &Path, report: &LoadReport, generation: u64) {
     tracing::info!(
         configs = %dir.display(),
         generation,
+        digest = %report.digest,
         packages = s.packages,
         channels = s.channels,
         bundles = s.bundles,
@@ -207,6 +332,70 @@ fn log_loaded(dir: &Path, report: &LoadReport, generation: u64) {
     }
 }
 
+/// Why the first load failed.
+enum StartFailure {
+    /// Every problem with the catalog (or the one cache error).
+    Diagnostics(Vec<Diagnostic>),
+    /// A single reason, already worded.
+    Reason(String),
+}
+
+/// The first load: through the cache when one is configured, within the load timeout.
+fn first_load(args: &ServeArgs) -> Result<LoadedCatalog, StartFailure> {
+    let options = args.limits.load_options();
+    let timeout = args.limits.load_timeout;
+    let dir = args.dir.clone();
+    let overdue =
+        |_| StartFailure::Diagnostics(vec![catalog::timeout_diagnostic(&args.dir, timeout)]);
+    if args.cache_dir.is_empty() {
+        return crate::deadline::run("catalog-load", timeout, move || {
+            catalog::load(&dir, &options)
+        })
+        .map_err(overdue)?
+        .map_err(StartFailure::Diagnostics);
+    }
+    let cfg = crate::cache::CacheConfig {
+        dir: PathBuf::from(&args.cache_dir),
+        enforce_integrity: args.enforce_integrity(),
+        must_write: args.cache_only,
+    };
+    let loaded = crate::deadline::run("catalog-load", timeout, move || {
+        crate::cache::load(&dir, &cfg, &options)
+    })
+    .map_err(overdue)?;
+    let cached = match loaded {
+        Ok(cached) => cached,
+        Err(crate::cache::CacheError::Catalog(d)) => return Err(StartFailure::Diagnostics(d)),
+        Err(other) => return Err(StartFailure::Reason(other.to_string())),
+    };
+    log_cache_outcome(&args.cache_dir, &cached);
+    Ok(cached.catalog)
+}
+
+fn log_cache_outcome(cache_dir: &str, cached: &crate::cache::CachedLoad) {
+    use crate::cache::Outcome;
+    if let Some(layout) = cached.notes.foreign {
+        tracing::warn!(
+            cache = %cache_dir,
+            layout,
+            "found an index cache written by opm; it is left untouched and fbc-registry keeps its own beside it, in {}",
+            crate::cache::SUBDIR
+        );
+    }
+    if let Some(stale) = &cached.notes.stale {
+        tracing::warn!(cache = %cache_dir, "cache requires rebuild: {stale}");
+    }
+    match &cached.outcome {
+        Outcome::Warm => tracing::info!(cache = %cache_dir, "index read from the cache"),
+        Outcome::BuiltAndWritten => tracing::info!(cache = %cache_dir, "index built and cached"),
+        Outcome::BuiltInMemory(why) => tracing::warn!(
+            cache = %cache_dir,
+            error = %why,
+            "cannot write the index cache; keeping the index in memory"
+        ),
+    }
+}
+
 fn serve(args: &ServeArgs) -> ExitCode {
     init_logging(args.debug);
     if args.enforce_integrity() && args.cache_dir.is_empty() {
@@ -215,54 +404,19 @@ fn serve(args: &ServeArgs) -> ExitCode {
             "--cache-dir must be specified with --cache-enforce-integrity",
         );
     }
-    let loaded = if args.cache_dir.is_empty() {
-        catalog::load(&args.dir)
-    } else {
-        let cfg = crate::cache::CacheConfig {
-            dir: PathBuf::from(&args.cache_dir),
-            enforce_integrity: args.enforce_integrity(),
-            must_write: args.cache_only,
-        };
-        crate::cache::load(&args.dir, &cfg).map(|(index, report, outcome, notes)| {
-            if let Some(layout) = notes.foreign {
-                tracing::warn!(
-                    cache = %args.cache_dir,
-                    layout,
-                    "found an index cache written by opm; it is left untouched and fbc-registry keeps its own beside it, in {}",
-                    crate::cache::SUBDIR
-                );
-            }
-            if let Some(stale) = &notes.stale {
-                tracing::warn!(cache = %args.cache_dir, "cache requires rebuild: {stale}");
-            }
-            match &outcome {
-                crate::cache::Outcome::Warm => tracing::info!(cache = %args.cache_dir, "index read from the cache"),
-                crate::cache::Outcome::BuiltAndWritten => tracing::info!(cache = %args.cache_dir, "index built and cached"),
-                crate::cache::Outcome::BuiltInMemory(why) => {
-                    tracing::warn!(cache = %args.cache_dir, error = %why, "cannot write the index cache; keeping the index in memory")
-                }
-            }
-            (index, report)
-        })
-    };
-    let (index, report) = match loaded {
-        Ok(v) => v,
-        Err(errors) => {
-            for e in &errors {
-                eprintln!("{e}");
-            }
-            let reason = format!(
-                "cannot serve {}: {} error(s); first: {}",
-                args.dir.display(),
-                errors.len(),
-                errors.first().map(String::as_str).unwrap_or("")
+    let loaded = match first_load(args) {
+        Ok(loaded) => loaded,
+        Err(StartFailure::Diagnostics(errors)) => return fatal_diagnostics(args, &errors),
+        Err(StartFailure::Reason(reason)) => {
+            return fatal(
+                args,
+                &format!("cannot serve {}: {reason}", args.dir.display()),
             );
-            return fatal(args, &reason);
         }
     };
     let (mut publisher, catalog) = Publisher::new();
-    let generation = publisher.publish(index);
-    log_loaded(&args.dir, &report, generation);
+    let generation = publisher.publish(loaded.index);
+    log_loaded(&args.dir, &loaded.report, generation);
     if args.cache_only {
         tracing::info!("--cache-only: done, exiting");
         return ExitCode::SUCCESS;
@@ -274,28 +428,9 @@ fn serve(args: &ServeArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fatal(args, &format!("failed to start the async runtime: {e}")),
     };
-    let result = runtime.block_on(async {
-        let listener = crate::server::bind_all_interfaces(args.port)
-            .map_err(|e| format!("failed to listen on port {}: {e}", args.port))?;
-        let addr = listener.local_addr().map(|a| a.to_string()).unwrap_or_default();
-        tracing::info!(address = %addr, port = args.port, configs = %args.dir.display(), "serving registry");
-        let reload = crate::reload::spawn(
-            crate::reload::ReloadConfig {
-                root: args.dir.clone(),
-                watch: args.watch,
-                debounce: args.reload_debounce,
-                sighup: true,
-            },
-            publisher,
-        );
-        if args.watch {
-            tracing::info!(debounce_ms = args.reload_debounce.as_millis() as u64, "watching the catalog for changes");
-        }
-        let _reload = reload;
-        crate::server::serve(listener, catalog, shutdown_signal())
-            .await
-            .map_err(|e| format!("server failed: {e}"))
-    });
+    let result = runtime.block_on(run_server(args, publisher, catalog));
+    // Anything still running (a cache write on a hung disk) must not hold the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     match result {
         Ok(()) => {
             tracing::info!("server stopped");
@@ -303,6 +438,42 @@ fn serve(args: &ServeArgs) -> ExitCode {
         }
         Err(reason) => fatal(args, &reason),
     }
+}
+
+async fn run_server(
+    args: &ServeArgs,
+    publisher: Publisher,
+    catalog: crate::snapshot::Catalog,
+) -> Result<(), String> {
+    let listener = crate::server::bind_all_interfaces(args.port)
+        .map_err(|e| format!("failed to listen on port {}: {e}", args.port))?;
+    let addr = listener
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    tracing::info!(address = %addr, port = args.port, configs = %args.dir.display(), "serving registry");
+    let reload = crate::reload::spawn(
+        crate::reload::ReloadConfig {
+            root: args.dir.clone(),
+            watch: args.watch,
+            debounce: args.reload_debounce,
+            sighup: true,
+            options: args.limits.load_options(),
+            load_timeout: args.limits.load_timeout,
+            cache_dir: (!args.cache_dir.is_empty()).then(|| PathBuf::from(&args.cache_dir)),
+        },
+        publisher,
+    );
+    if args.watch {
+        tracing::info!(
+            debounce_ms = args.reload_debounce.as_millis() as u64,
+            "watching the catalog for changes"
+        );
+    }
+    let _reload = reload;
+    crate::server::serve(listener, catalog, shutdown_signal())
+        .await
+        .map_err(|e| format!("server failed: {e}"))
 }
 
 /// Resolves on SIGINT or SIGTERM.

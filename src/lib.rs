@@ -43,6 +43,8 @@ pub mod arena;
 pub mod cache;
 pub mod catalog;
 pub mod cli;
+pub mod deadline;
+pub mod diagnostic;
 pub mod index;
 pub mod model;
 pub mod parallel;

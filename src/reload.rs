@@ -22,8 +22,18 @@
 //!    Access events (our own reads) are ignored.
 //! 5. In-flight calls finish on the snapshot they started with; new calls see
 //!    the new one (see [`crate::snapshot`]).
+//! 6. **Bounded**: a rebuild that has not finished within the load timeout fails
+//!    like an invalid catalog. Its thread (blocked in a file system that stopped
+//!    answering, say) is left behind, and no new rebuild starts until it ends, so
+//!    stuck threads never pile up. Rebuilds run on threads of their own, not the
+//!    runtime's blocking pool, so a stuck one never delays shutdown.
+//! 7. **The cache follows**: with an index cache directory, every successful
+//!    reload rewrites the cache (see [`crate::cache::store`]) before the next
+//!    rebuild starts, so a restart finds the catalog that was being served.
 
-use crate::catalog;
+use crate::catalog::{self, LoadOptions, LoadedCatalog};
+use crate::deadline::Overdue;
+use crate::diagnostic::Diagnostic;
 use crate::snapshot::Publisher;
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};
@@ -46,6 +56,12 @@ pub struct ReloadConfig {
     pub debounce: Duration,
     /// Reload on SIGHUP.
     pub sighup: bool,
+    /// Parse limits.
+    pub options: LoadOptions,
+    /// A rebuild still running after this long fails.
+    pub load_timeout: Duration,
+    /// The index cache directory to rewrite after each successful reload.
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// Counters of reload outcomes (exported as metrics when those land).
@@ -122,6 +138,7 @@ async fn run(
     mut rx: mpsc::Receiver<()>,
     stats: Arc<ReloadStats>,
 ) {
+    let mut stuck: Option<Overdue> = None;
     while rx.recv().await.is_some() {
         let first = Instant::now();
         loop {
@@ -135,45 +152,32 @@ async fn run(
                 Err(_) => break,
             }
         }
-        let root = config.root.clone();
+        if let Some(stuck) = &stuck
+            && !stuck.is_finished()
+        {
+            stats.failed.fetch_add(1, Ordering::Relaxed);
+            tracing::error!(
+                "a previous reload is still stuck reading the catalog; not starting another; still serving the last good catalog"
+            );
+            continue;
+        }
+        stuck = None;
         let started = Instant::now();
-        let result = tokio::task::spawn_blocking(move || catalog::load(&root)).await;
-        match result {
-            Ok(Ok((index, report))) => {
-                let generation = publisher.publish(index);
-                stats.succeeded.fetch_add(1, Ordering::Relaxed);
-                stats
-                    .last_rebuild_us
-                    .store(started.elapsed().as_micros() as u64, Ordering::Relaxed);
-                let s = &report.stats;
-                tracing::info!(
-                    generation,
-                    packages = s.packages,
-                    channels = s.channels,
-                    bundles = s.bundles,
-                    channel_entries = s.copies,
-                    load_ms = report.total().as_millis() as u64,
-                    since_change_ms = first.elapsed().as_millis() as u64,
-                    "catalog reloaded"
-                );
-                for w in &report.warnings {
-                    tracing::warn!("{w}");
-                }
+        match rebuild(&config).await {
+            Ok(loaded) => {
+                publish(&mut publisher, loaded, &config, &stats, started, first).await;
             }
-            Ok(Err(errors)) => {
+            Err(failure) => {
                 let failed = stats.failed.fetch_add(1, Ordering::Relaxed) + 1;
-                for e in &errors {
-                    tracing::warn!("reload rejected: {e}");
+                for d in &failure.diagnostics {
+                    tracing::warn!("reload rejected: {d}");
                 }
                 tracing::error!(
-                    errors = errors.len(),
+                    errors = failure.diagnostics.len(),
                     failed_reloads = failed,
                     "the changed catalog is invalid; still serving the last good catalog"
                 );
-            }
-            Err(e) => {
-                stats.failed.fetch_add(1, Ordering::Relaxed);
-                tracing::error!(error = %e, "the rebuild task failed; still serving the last good catalog");
+                stuck = failure.overdue;
             }
         }
         if config.watch {
@@ -181,6 +185,98 @@ async fn run(
             drop(watcher.take());
             watcher = arm_watcher(&config.root, &tx);
         }
+    }
+}
+
+/// Why a rebuild produced no catalog.
+struct RebuildFailure {
+    diagnostics: Vec<Diagnostic>,
+    /// The load's thread, when it missed its deadline.
+    overdue: Option<Overdue>,
+}
+
+/// Loads the catalog on a thread of its own (see rule 6) and waits at most the
+/// load timeout for it.
+async fn rebuild(config: &ReloadConfig) -> Result<LoadedCatalog, RebuildFailure> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let root = config.root.clone();
+    let options = config.options;
+    let thread = std::thread::Builder::new()
+        .name("catalog-reload".into())
+        .spawn(move || {
+            let _ = tx.send(catalog::load(&root, &options));
+        });
+    let internal = |message: String| RebuildFailure {
+        diagnostics: vec![Diagnostic::new(
+            crate::diagnostic::Kind::Internal,
+            crate::diagnostic::Location::file(config.root.display().to_string()),
+            message,
+        )],
+        overdue: None,
+    };
+    let thread = thread.map_err(|e| internal(format!("cannot start the reload thread: {e}")))?;
+    match tokio::time::timeout(config.load_timeout, rx).await {
+        Ok(Ok(result)) => result.map_err(|diagnostics| RebuildFailure {
+            diagnostics,
+            overdue: None,
+        }),
+        Ok(Err(_)) => Err(internal("the reload thread failed (it panicked)".into())),
+        Err(_) => Err(RebuildFailure {
+            diagnostics: vec![catalog::timeout_diagnostic(
+                &config.root,
+                config.load_timeout,
+            )],
+            overdue: Some(Overdue::new(thread, config.load_timeout)),
+        }),
+    }
+}
+
+/// Publishes a rebuilt catalog, logs it, and rewrites the cache (rule 7).
+async fn publish(
+    publisher: &mut Publisher,
+    loaded: LoadedCatalog,
+    config: &ReloadConfig,
+    stats: &ReloadStats,
+    started: Instant,
+    first_trigger: Instant,
+) {
+    let LoadedCatalog { index, report } = loaded;
+    let generation = publisher.publish(index);
+    stats.succeeded.fetch_add(1, Ordering::Relaxed);
+    stats
+        .last_rebuild_us
+        .store(started.elapsed().as_micros() as u64, Ordering::Relaxed);
+    let s = &report.stats;
+    tracing::info!(
+        generation,
+        digest = %report.digest,
+        packages = s.packages,
+        channels = s.channels,
+        bundles = s.bundles,
+        channel_entries = s.copies,
+        load_ms = report.total().as_millis() as u64,
+        since_change_ms = first_trigger.elapsed().as_millis() as u64,
+        "catalog reloaded"
+    );
+    for w in &report.warnings {
+        tracing::warn!("{w}");
+    }
+    let (Some(dir), Some(snapshot)) = (config.cache_dir.clone(), publisher.current()) else {
+        return;
+    };
+    let digest = report.digest;
+    let written = tokio::task::spawn_blocking(move || {
+        crate::cache::store(&dir, &snapshot.index, digest).map_err(|e| (dir, e))
+    })
+    .await;
+    match written {
+        Ok(Ok(())) => tracing::info!(generation, digest = %digest, "index cache rewritten"),
+        Ok(Err((dir, e))) => tracing::warn!(
+            cache = %dir.display(),
+            error = %e,
+            "cannot rewrite the index cache after the reload; a restart will rebuild it"
+        ),
+        Err(e) => tracing::warn!(error = %e, "the cache writer failed"),
     }
 }
 
@@ -216,35 +312,4 @@ fn arm_watcher(root: &Path, tx: &mpsc::Sender<()>) -> Option<notify::Recommended
         tracing::warn!(error = %e, root = %root_abs.display(), "cannot watch the catalog; waiting for it to reappear");
     }
     Some(watcher)
-}
-
-/// Parses a duration such as `250ms`, `2s` or `1m` (a bare number is milliseconds).
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("invalid duration {s:?}: expected e.g. 250ms, 2s"))?;
-    Ok(match unit {
-        "" | "ms" => Duration::from_millis(n),
-        "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n * 60),
-        _ => return Err(format!("invalid duration {s:?}: units are ms, s, m")),
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_duration;
-    use std::time::Duration;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
-        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
-        assert_eq!(parse_duration("100"), Ok(Duration::from_millis(100)));
-        assert!(parse_duration("fast").is_err());
-        assert!(parse_duration("1h").is_err());
-    }
 }

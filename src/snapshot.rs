@@ -67,6 +67,11 @@ impl Publisher {
         )
     }
 
+    /// The snapshot this publisher published last.
+    pub fn current(&self) -> Option<Arc<Snapshot>> {
+        self.current.load_full()
+    }
+
     /// Publishes `index` as the next generation; returns its number.
     pub fn publish(&mut self, index: Index) -> u64 {
         let generation = self.next_generation;

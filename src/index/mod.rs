@@ -191,10 +191,10 @@ fn entry_bytes(
 
 /// What index building can fail on (a bundle the model accepted but that cannot be served).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{origin}: package {package:?}, bundle {bundle:?}: {message}")]
+#[error("{location}: package {package:?}, bundle {bundle:?}: {message}")]
 pub struct IndexError {
     /// Where the bundle was read.
-    pub origin: String,
+    pub location: crate::diagnostic::Location,
     /// Package.
     pub package: String,
     /// Bundle.
@@ -249,7 +249,7 @@ impl Index {
                         ix.bodies.push(body);
                     }
                     Err(message) => errors.push(IndexError {
-                        origin: bundle.origin.to_string(),
+                        location: (&bundle.origin).into(),
                         package: package.name.clone(),
                         bundle: bundle.name.clone(),
                         message,
@@ -364,7 +364,7 @@ impl Index {
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_default();
                 return Err(vec![IndexError {
-                    origin: "(index build)".into(),
+                    location: crate::diagnostic::Location::default(),
                     package: String::new(),
                     bundle: String::new(),
                     message: format!(

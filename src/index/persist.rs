@@ -514,12 +514,15 @@ mod tests {
 
     #[test]
     fn the_data_section_comes_last_and_tables_do_not_read_it() {
-        let built = crate::catalog::load(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/catalog-a"
-        )))
+        let built = crate::catalog::load(
+            std::path::Path::new(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/fixtures/catalog-a"
+            )),
+            &Default::default(),
+        )
         .expect("fixture")
-        .0;
+        .index;
         let mut bytes = built.to_bytes();
         let mut data = DataSection::default();
         let _ = built.to_message(&mut data);

@@ -21,12 +21,12 @@ pub mod property;
 mod validate;
 
 use crate::arena::Arena;
+pub use crate::diagnostic::{Diagnostic, Kind};
 use crate::index::csv::CsvPieces;
-use crate::source::{Blob, Loaded, Origin};
+use crate::source::{Blob, Loaded, Origin, ParseLimits};
 pub use property::{Gvk, PackageRequired, Property};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fmt;
 
 /// Schema names with a fixed meaning.
 pub mod schema {
@@ -38,70 +38,6 @@ pub mod schema {
     pub const BUNDLE: &str = "olm.bundle";
     /// A package's deprecations.
     pub const DEPRECATIONS: &str = "olm.deprecations";
-}
-
-/// One problem with a catalog: where, which object, what.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// The blob the problem was found in, when there is one.
-    pub origin: Option<Origin>,
-    /// Package name, or empty.
-    pub package: String,
-    /// Channel name, or empty.
-    pub channel: String,
-    /// Bundle name, or empty.
-    pub bundle: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl Diagnostic {
-    fn new(origin: Option<&Origin>, message: impl Into<String>) -> Self {
-        Diagnostic {
-            origin: origin.cloned(),
-            package: String::new(),
-            channel: String::new(),
-            bundle: String::new(),
-            message: message.into(),
-        }
-    }
-
-    fn package(mut self, p: &str) -> Self {
-        self.package = p.to_string();
-        self
-    }
-
-    fn channel(mut self, c: &str) -> Self {
-        self.channel = c.to_string();
-        self
-    }
-
-    fn bundle(mut self, b: &str) -> Self {
-        self.bundle = b.to_string();
-        self
-    }
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(origin) = &self.origin {
-            write!(f, "{origin}: ")?;
-        }
-        let mut subject = Vec::new();
-        if !self.package.is_empty() {
-            subject.push(format!("package {:?}", self.package));
-        }
-        if !self.channel.is_empty() {
-            subject.push(format!("channel {:?}", self.channel));
-        }
-        if !self.bundle.is_empty() {
-            subject.push(format!("bundle {:?}", self.bundle));
-        }
-        if !subject.is_empty() {
-            write!(f, "{}: ", subject.join(", "))?;
-        }
-        f.write_str(&self.message)
-    }
 }
 
 /// A package icon.
@@ -297,7 +233,7 @@ pub struct DecodedBundle {
 }
 
 /// Decodes what can be decoded of `blob` on its own (see [`Decoded`]).
-pub fn decode_blob(arena: &mut Arena, mut blob: Blob) -> Decoded {
+pub fn decode_blob(arena: &mut Arena, mut blob: Blob, limits: &ParseLimits) -> Decoded {
     if blob.schema == schema::CHANNEL {
         let value = std::mem::take(&mut blob.value);
         let (entries, diags) = decode_channel_entries(&value, &blob);
@@ -313,11 +249,11 @@ pub fn decode_blob(arena: &mut Arena, mut blob: Blob) -> Decoded {
     let value = std::mem::take(&mut blob.value);
     let mut diags = Vec::new();
     let err = |m: String| {
-        Diagnostic::new(Some(&blob.origin), m)
+        Diagnostic::at(Kind::Invalid, Some(&blob.origin), m)
             .package(&blob.package)
             .bundle(&blob.name)
     };
-    let bundle = decode_bundle(value, &blob, &err, &mut diags, arena);
+    let bundle = decode_bundle(value, &blob, &err, &mut diags, arena, limits);
     Decoded::Bundle(Box::new(DecodedBundle {
         bundle: bundle.filter(|_| diags.is_empty()),
         diags,
@@ -333,7 +269,7 @@ pub fn build(loaded: Loaded) -> BuildResult {
         blobs: loaded
             .blobs
             .into_iter()
-            .map(|b| decode_blob(&mut arena, b))
+            .map(|b| decode_blob(&mut arena, b, &ParseLimits::default()))
             .collect(),
         errors: loaded.errors,
         files: loaded.files,
@@ -342,11 +278,7 @@ pub fn build(loaded: Loaded) -> BuildResult {
 
 /// [`build`] from blobs already passed through [`decode_blob`].
 pub fn build_decoded(loaded: Loaded<Decoded>) -> BuildResult {
-    let mut diags: Vec<Diagnostic> = loaded
-        .errors
-        .iter()
-        .map(|e| Diagnostic::new(None, e.to_string()))
-        .collect();
+    let mut diags: Vec<Diagnostic> = loaded.errors.iter().map(Diagnostic::from).collect();
     let model = Builder::default().build(loaded.blobs, &mut diags);
     // Stable: problems without a package first, then packages by name, each in check order.
     diags.sort_by(|a, b| a.package.cmp(&b.package));
@@ -487,21 +419,32 @@ impl Builder {
         })();
         let name = blob.name.clone();
         if name.is_empty() {
-            diags.push(Diagnostic::new(origin, "olm.package blob has no name"));
+            diags.push(
+                Diagnostic::at(Kind::Envelope, origin, "olm.package blob has no name")
+                    .field("name"),
+            );
             return;
         }
         let (default_channel, description, icon) = match decoded {
             Ok(d) => d,
             Err(e) => {
-                diags.push(Diagnostic::new(origin, format!("parse package: {e}")).package(&name));
+                diags.push(
+                    Diagnostic::at(Kind::Decode, origin, format!("parse package: {e}"))
+                        .package(&name),
+                );
                 self.packages.entry(name).or_insert_with(PackageDraft::new);
                 return;
             }
         };
         if let Some(problem) = dns_label_problem(&name) {
             diags.push(
-                Diagnostic::new(origin, format!("invalid package name {name:?}: {problem}"))
-                    .package(&name),
+                Diagnostic::at(
+                    Kind::Invalid,
+                    origin,
+                    format!("invalid package name {name:?}: {problem}"),
+                )
+                .package(&name)
+                .field("name"),
             );
         }
         let draft = self
@@ -510,7 +453,8 @@ impl Builder {
             .or_insert_with(PackageDraft::new);
         if let Some(first) = &draft.package {
             diags.push(
-                Diagnostic::new(
+                Diagnostic::at(
+                    Kind::Duplicate,
                     origin,
                     format!(
                         "duplicate package {name:?} (first defined at {})",
@@ -541,10 +485,14 @@ impl Builder {
     ) -> Option<&mut PackageDraft> {
         let origin = Some(&blob.origin);
         if blob.package.is_empty() {
-            diags.push(Diagnostic::new(
-                origin,
-                format!("package name must be set for {what} {:?}", blob.name),
-            ));
+            diags.push(
+                Diagnostic::at(
+                    Kind::Invalid,
+                    origin,
+                    format!("package name must be set for {what} {:?}", blob.name),
+                )
+                .field("package"),
+            );
             return None;
         }
         match self.packages.get_mut(&blob.package) {
@@ -553,11 +501,12 @@ impl Builder {
             Some(_) => None,
             None => {
                 diags.push(
-                    Diagnostic::new(
+                    Diagnostic::at(Kind::Reference,
                         origin,
                         format!("unknown package {:?} for {what} {:?}: no olm.package blob has that name", blob.package, blob.name),
                     )
-                    .package(&blob.package),
+                    .package(&blob.package)
+                    .field("package"),
                 );
                 None
             }
@@ -576,13 +525,18 @@ impl Builder {
             return;
         };
         if blob.name.is_empty() {
-            diags.push(Diagnostic::new(origin, "channel has no name").package(&package));
+            diags.push(
+                Diagnostic::at(Kind::Envelope, origin, "channel has no name")
+                    .package(&package)
+                    .field("name"),
+            );
             return;
         }
         let name = blob.name.clone();
         if let Some(first) = draft.channels.get(&name) {
             diags.push(
-                Diagnostic::new(
+                Diagnostic::at(
+                    Kind::Duplicate,
                     origin,
                     format!(
                         "duplicate channel {name:?} (first defined at {})",
@@ -622,16 +576,27 @@ impl Builder {
         let Some(draft) = self.draft_for(&blob, "bundle", diags) else {
             return;
         };
-        let err = |m: String| Diagnostic::new(origin, m).package(&package).bundle(&name);
+        let err = |m: String| {
+            Diagnostic::at(Kind::Invalid, origin, m)
+                .package(&package)
+                .bundle(&name)
+        };
         if name.is_empty() {
-            diags.push(Diagnostic::new(origin, "bundle has no name").package(&package));
+            diags.push(
+                Diagnostic::at(Kind::Envelope, origin, "bundle has no name")
+                    .package(&package)
+                    .field("name"),
+            );
             return;
         }
         if let Some(first) = draft.bundles.get(&name) {
-            diags.push(err(format!(
-                "duplicate bundle {name:?} (first defined at {})",
-                first.origin
-            )));
+            diags.push(
+                err(format!(
+                    "duplicate bundle {name:?} (first defined at {})",
+                    first.origin
+                ))
+                .kind(Kind::Duplicate),
+            );
             return;
         }
         diags.extend(bundle_diags);
@@ -649,10 +614,14 @@ impl Builder {
         let origin = Some(&blob.origin);
         let package = blob.package.clone();
         if package.is_empty() {
-            diags.push(Diagnostic::new(
-                origin,
-                "package name must be set for olm.deprecations",
-            ));
+            diags.push(
+                Diagnostic::at(
+                    Kind::Invalid,
+                    origin,
+                    "package name must be set for olm.deprecations",
+                )
+                .field("package"),
+            );
             return;
         }
         let Some(draft) = self
@@ -661,7 +630,8 @@ impl Builder {
             .filter(|d| d.package.is_some())
         else {
             diags.push(
-                Diagnostic::new(
+                Diagnostic::at(
+                    Kind::Reference,
                     origin,
                     format!("cannot apply deprecations to an unknown package {package:?}"),
                 )
@@ -669,11 +639,14 @@ impl Builder {
             );
             return;
         };
-        let err = |m: String| Diagnostic::new(origin, m).package(&package);
+        let err = |m: String| Diagnostic::at(Kind::Invalid, origin, m).package(&package);
         if let Some(first) = &draft.deprecations {
-            diags.push(err(format!(
-                "expected a maximum of one deprecation per package: {package:?} (first at {first})"
-            )));
+            diags.push(
+                err(format!(
+                    "expected a maximum of one deprecation per package: {package:?} (first at {first})"
+                ))
+                .kind(Kind::Duplicate),
+            );
             return;
         }
         draft.deprecations = Some(blob.origin.clone());
@@ -683,7 +656,11 @@ impl Builder {
         let items = match decode::objects(obj, "entries") {
             Ok(items) => items,
             Err(e) => {
-                diags.push(err(format!("parse deprecation: {e}")));
+                diags.push(
+                    err(format!("parse deprecation: {e}"))
+                        .kind(Kind::Decode)
+                        .field("entries"),
+                );
                 return;
             }
         };
@@ -703,26 +680,36 @@ impl Builder {
             let (schema, name, message) = match parsed {
                 Ok(p) => p,
                 Err(e) => {
-                    diags.push(err(format!("parse deprecation: entries[{j}]: {e}")));
+                    diags.push(
+                        err(format!("parse deprecation: entries[{j}]: {e}"))
+                            .kind(Kind::Decode)
+                            .field(format!("entries[{j}]")),
+                    );
                     continue;
                 }
             };
             if schema.is_empty() {
-                diags.push(err(format!(
-                    "schema must be set for deprecation entry [{j}]"
-                )));
+                diags.push(
+                    err(format!("schema must be set for deprecation entry [{j}]"))
+                        .field(format!("entries[{j}].reference.schema")),
+                );
                 continue;
             }
             if !seen.insert((schema.clone(), name.clone())) {
-                diags.push(err(format!(
-                    "duplicate deprecation entry for {schema} {name:?}"
-                )));
+                diags.push(
+                    err(format!("duplicate deprecation entry for {schema} {name:?}"))
+                        .kind(Kind::Duplicate)
+                        .field(format!("entries[{j}].reference")),
+                );
                 continue;
             }
             if message.is_empty() {
-                diags.push(err(format!(
-                    "invalid deprecation: entry [{j}] ({schema} {name:?}): message must be set"
-                )));
+                diags.push(
+                    err(format!(
+                        "invalid deprecation: entry [{j}] ({schema} {name:?}): message must be set"
+                    ))
+                    .field(format!("entries[{j}].message")),
+                );
                 continue;
             }
             match schema.as_str() {
@@ -730,32 +717,46 @@ impl Builder {
                     if draft.bundles.contains_key(&name) || draft.broken_bundles.contains(&name) {
                         draft.bundle_deprecations.insert(name, message);
                     } else {
-                        diags.push(err(format!(
-                            "cannot deprecate bundle {name:?}: bundle not found"
-                        )));
+                        diags.push(
+                            err(format!(
+                                "cannot deprecate bundle {name:?}: bundle not found"
+                            ))
+                            .kind(Kind::Reference)
+                            .field(format!("entries[{j}].reference.name")),
+                        );
                     }
                 }
                 schema::CHANNEL => {
                     if draft.channels.contains_key(&name) {
                         draft.channel_deprecations.insert(name, message);
                     } else {
-                        diags.push(err(format!(
-                            "cannot deprecate channel {name:?}: channel not found"
-                        )));
+                        diags.push(
+                            err(format!(
+                                "cannot deprecate channel {name:?}: channel not found"
+                            ))
+                            .kind(Kind::Reference)
+                            .field(format!("entries[{j}].reference.name")),
+                        );
                     }
                 }
                 schema::PACKAGE => {
                     if !name.is_empty() {
-                        diags.push(err(format!(
-                            "package name must be empty for deprecated package {package:?} (specified {name:?})"
-                        )));
+                        diags.push(
+                            err(format!(
+                                "package name must be empty for deprecated package {package:?} (specified {name:?})"
+                            ))
+                            .field(format!("entries[{j}].reference.name")),
+                        );
                     } else if let Some(p) = draft.package.as_mut() {
                         p.deprecation = Some(message);
                     }
                 }
-                other => diags.push(err(format!(
-                    "cannot deprecate object {other} {name:?}: object schema unknown"
-                ))),
+                other => diags.push(
+                    err(format!(
+                        "cannot deprecate object {other} {name:?}: object schema unknown"
+                    ))
+                    .field(format!("entries[{j}].reference.schema")),
+                ),
             }
         }
     }
@@ -778,7 +779,16 @@ fn custom_meta_problem(blob: &Blob) -> Option<Diagnostic> {
     } else {
         return None;
     };
-    Some(Diagnostic::new(Some(&blob.origin), message).package(&blob.package))
+    let field = if blob.schema.is_empty() || !is_valid_meta_key(&blob.schema) {
+        "schema"
+    } else {
+        "package"
+    };
+    Some(
+        Diagnostic::at(Kind::Invalid, Some(&blob.origin), message)
+            .package(&blob.package)
+            .field(field),
+    )
 }
 
 /// Decodes a channel's entries; problems name the entry. (Checks that need other
@@ -786,7 +796,7 @@ fn custom_meta_problem(blob: &Blob) -> Option<Diagnostic> {
 fn decode_channel_entries(value: &Value, blob: &Blob) -> (Option<Vec<Entry>>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let err = |m: String| {
-        Diagnostic::new(Some(&blob.origin), m)
+        Diagnostic::at(Kind::Invalid, Some(&blob.origin), m)
             .package(&blob.package)
             .channel(&blob.name)
     };
@@ -796,7 +806,11 @@ fn decode_channel_entries(value: &Value, blob: &Blob) -> (Option<Vec<Entry>>, Ve
     let items = match decode::objects(obj, "entries") {
         Ok(items) => items,
         Err(e) => {
-            diags.push(err(format!("parse channel: {e}")));
+            diags.push(
+                err(format!("parse channel: {e}"))
+                    .kind(Kind::Decode)
+                    .field("entries"),
+            );
             return (None, diags);
         }
     };
@@ -804,7 +818,11 @@ fn decode_channel_entries(value: &Value, blob: &Blob) -> (Option<Vec<Entry>>, Ve
     let mut seen = BTreeSet::new();
     for (i, item) in items.into_iter().enumerate() {
         let Some(item) = item else {
-            diags.push(err(format!("entries[{i}] must be an object, found null")));
+            diags.push(
+                err(format!("entries[{i}] must be an object, found null"))
+                    .kind(Kind::Decode)
+                    .field(format!("entries[{i}]")),
+            );
             continue;
         };
         let entry = (|| -> Result<Entry, String> {
@@ -818,16 +836,27 @@ fn decode_channel_entries(value: &Value, blob: &Blob) -> (Option<Vec<Entry>>, Ve
         match entry {
             Ok(entry) => {
                 if entry.name.is_empty() {
-                    diags.push(err(format!("entries[{i}]: name must be set")));
+                    diags.push(
+                        err(format!("entries[{i}]: name must be set"))
+                            .field(format!("entries[{i}].name")),
+                    );
                     continue;
                 }
                 if !seen.insert(entry.name.clone()) {
-                    diags.push(err(format!("duplicate entry {:?}", entry.name)));
+                    diags.push(
+                        err(format!("duplicate entry {:?}", entry.name))
+                            .kind(Kind::Duplicate)
+                            .field(format!("entries[{i}].name")),
+                    );
                     continue;
                 }
                 entries.push(entry);
             }
-            Err(e) => diags.push(err(format!("parse channel: entries[{i}]: {e}"))),
+            Err(e) => diags.push(
+                err(format!("parse channel: entries[{i}]: {e}"))
+                    .kind(Kind::Decode)
+                    .field(format!("entries[{i}]")),
+            ),
         }
     }
     (Some(entries), diags)
@@ -839,16 +868,21 @@ fn decode_bundle(
     err: &dyn Fn(String) -> Diagnostic,
     diags: &mut Vec<Diagnostic>,
     arena: &mut Arena,
+    limits: &ParseLimits,
 ) -> Option<Bundle> {
     let obj = value.as_object_mut()?;
     let props = match decode::take_field(obj, "properties") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items,
         Some(other) => {
-            diags.push(err(format!(
-                "parse bundle: field \"properties\" must be a list, found {}",
-                crate::source::kind_of(&other)
-            )));
+            diags.push(
+                err(format!(
+                    "parse bundle: field \"properties\" must be a list, found {}",
+                    crate::source::kind_of(&other)
+                ))
+                .kind(Kind::Decode)
+                .field("properties"),
+            );
             return None;
         }
     };
@@ -872,7 +906,7 @@ fn decode_bundle(
     })() {
         Ok(v) => v,
         Err(e) => {
-            diags.push(err(format!("parse bundle: {e}")));
+            diags.push(err(format!("parse bundle: {e}")).kind(Kind::Decode));
             return None;
         }
     };
@@ -882,7 +916,11 @@ fn decode_bundle(
         match property::parse(i, p, arena) {
             Ok(p) => properties.push(p),
             Err(e) => {
-                diags.push(err(format!("parse properties: {e}")));
+                diags.push(
+                    err(format!("parse properties: {e}"))
+                        .kind(Kind::Decode)
+                        .field(format!("properties[{i}]")),
+                );
                 ok = false;
             }
         }
@@ -895,9 +933,12 @@ fn decode_bundle(
         .filter(|p| matches!(p.parsed, property::Parsed::CsvMetadata(_)))
         .count();
     if csv_metadata_count > 1 {
-        diags.push(err(format!(
-            "parse properties: expected at most 1 property of type \"olm.csv.metadata\", found {csv_metadata_count}"
-        )));
+        diags.push(
+            err(format!(
+                "parse properties: expected at most 1 property of type \"olm.csv.metadata\", found {csv_metadata_count}"
+            ))
+            .field("properties"),
+        );
     }
     let package_props: Vec<&property::PackageProp> = properties
         .iter()
@@ -907,50 +948,63 @@ fn decode_bundle(
         })
         .collect();
     let [pp] = package_props.as_slice() else {
-        diags.push(err(format!(
-            "must have exactly 1 \"olm.package\" property, found {}",
-            package_props.len()
-        )));
+        diags.push(
+            err(format!(
+                "must have exactly 1 \"olm.package\" property, found {}",
+                package_props.len()
+            ))
+            .field("properties"),
+        );
         return None;
     };
     if pp.package_name != blob.package {
-        diags.push(err(format!(
-            "package {:?} does not match \"olm.package\" property {:?}",
-            blob.package, pp.package_name
-        )));
+        diags.push(
+            err(format!(
+                "package {:?} does not match \"olm.package\" property {:?}",
+                blob.package, pp.package_name
+            ))
+            .field("package"),
+        );
     }
     if !image.is_empty()
         && let Err(e) = image_ref::validate(&image)
     {
-        diags.push(err(format!(
-            "image: invalid image pull spec {image:?}: {e}"
-        )));
+        diags.push(err(format!("image: invalid image pull spec {image:?}: {e}")).field("image"));
     }
     for (i, r) in related.iter().enumerate() {
         if !r.image.is_empty()
             && let Err(e) = image_ref::validate(&r.image)
         {
-            diags.push(err(format!(
-                "relatedImages[{i}].image: invalid image pull spec {:?}: {e}",
-                r.image
-            )));
+            diags.push(
+                err(format!(
+                    "relatedImages[{i}].image: invalid image pull spec {:?}: {e}",
+                    r.image
+                ))
+                .field(format!("relatedImages[{i}].image")),
+            );
         }
     }
     let version = match semver::Version::parse(&pp.version) {
         Ok(v) => v,
         Err(e) => {
-            diags.push(err(format!(
-                "error parsing bundle version {:?}: {e}",
-                pp.version
-            )));
+            diags.push(
+                err(format!(
+                    "error parsing bundle version {:?}: {e}",
+                    pp.version
+                ))
+                .field("properties[olm.package].version"),
+            );
             return None;
         }
     };
     if let Some(release) = &pp.release {
         if let Err(e) = property::validate_release(release) {
-            diags.push(err(format!(
-                "error parsing bundle release version {release:?}: {e}"
-            )));
+            diags.push(
+                err(format!(
+                    "error parsing bundle release version {release:?}: {e}"
+                ))
+                .field("properties[olm.package].release"),
+            );
         } else {
             if !version.build.is_empty() {
                 diags.push(err(
@@ -959,19 +1013,22 @@ fn decode_bundle(
             }
             let expected = format!("{}-v{}-{}", blob.package, pp.version, release);
             if blob.name != expected {
-                diags.push(err(format!(
-                    "name {:?} does not match normalized name {expected:?} (a bundle with a release must be named <package>-v<version>-<release>)",
-                    blob.name
-                )));
+                diags.push(
+                    err(format!(
+                        "name {:?} does not match normalized name {expected:?} (a bundle with a release must be named <package>-v<version>-<release>)",
+                        blob.name
+                    ))
+                    .field("name"),
+                );
             }
         }
     }
     let version_text = pp.version.clone();
     let release = pp.release.clone();
-    let (objects, csv_object) = match property::bundle_objects(&mut properties, arena) {
+    let (objects, csv_object) = match property::bundle_objects(&mut properties, arena, limits) {
         Ok(v) => v,
         Err(e) => {
-            diags.push(err(e));
+            diags.push(err(e).kind(Kind::Decode).field("properties"));
             return None;
         }
     };
@@ -986,17 +1043,24 @@ fn decode_bundle(
             Some(m) => match CsvPieces::synthesize(&blob.name, &version, &related, m, arena) {
                 Ok(pieces) => Some(pieces),
                 Err(e) => {
-                    diags.push(err(e));
+                    diags.push(
+                        err(e)
+                            .kind(Kind::Decode)
+                            .field("properties[olm.csv.metadata]"),
+                    );
                     return None;
                 }
             },
         },
     };
     if image.is_empty() && objects.is_empty() {
-        diags.push(err(
-            "bundle image must be set (or the bundle must carry olm.bundle.object properties)"
-                .into(),
-        ));
+        diags.push(
+            err(
+                "bundle image must be set (or the bundle must carry olm.bundle.object properties)"
+                    .into(),
+            )
+            .field("image"),
+        );
     }
     Some(Bundle {
         name: blob.name.clone(),

@@ -310,6 +310,7 @@ pub fn validate_release(release: &str) -> Result<(), String> {
 pub fn bundle_objects(
     properties: &mut [Property],
     arena: &mut Arena,
+    limits: &crate::source::ParseLimits,
 ) -> Result<(Vec<Bytes>, Option<usize>), String> {
     let mut objects = Vec::new();
     let mut csv = None;
@@ -324,7 +325,7 @@ pub fn bundle_objects(
         let text: Bytes = if bytes.first() == Some(&b'{') {
             bytes.clone()
         } else {
-            match crate::source::yaml::document_to_json(utf8) {
+            match crate::source::yaml::document_to_json_with(utf8, limits) {
                 Ok(Some(v)) => {
                     arena.copy(json::to_string(&v, Html::Escape, Numbers::KeepIntegers).as_bytes())
                 }
@@ -458,7 +459,8 @@ mod tests {
         .into_iter()
         .map(|v| prop(v).expect("valid"))
         .collect();
-        let (objects, csv) = bundle_objects(&mut props, &mut Arena::new()).expect("objects");
+        let (objects, csv) =
+            bundle_objects(&mut props, &mut Arena::new(), &Default::default()).expect("objects");
         assert_eq!(objects[0], "{ \"kind\": \"ConfigMap\" }");
         assert_eq!(
             objects[1],

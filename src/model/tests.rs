@@ -222,10 +222,11 @@ fn only(catalog: &Catalog, needle: &str) -> Diagnostic {
 #[track_caller]
 fn assert_names(d: &Diagnostic, file: &str, package: &str, channel: &str, bundle: &str) {
     let origin = d
-        .origin
-        .as_ref()
-        .unwrap_or_else(|| panic!("no origin in {d}"));
-    assert_eq!(&*origin.file, file, "file of {d}");
+        .location
+        .file
+        .as_deref()
+        .unwrap_or_else(|| panic!("no file in {d}"));
+    assert_eq!(origin, file, "file of {d}");
     assert_eq!(
         (d.package.as_str(), d.channel.as_str(), d.bundle.as_str()),
         (package, channel, bundle),
@@ -283,15 +284,17 @@ fn a_diagnostic_displays_its_origin_its_objects_and_its_message() {
 }
 
 #[test]
-fn load_errors_become_diagnostics_without_an_origin() {
+fn load_errors_become_diagnostics_that_keep_their_location() {
     let mut loaded = Catalog::new().loaded();
     loaded.errors.extend(parse_file("bad.yaml", "[]\n").errors);
     let diags = build(loaded).expect_err("a load error");
     assert_eq!(diags.len(), 1, "{}", lines(&diags));
-    assert_eq!(diags[0].origin, None);
+    assert_eq!(diags[0].location.file.as_deref(), Some("bad.yaml"));
+    assert_eq!(diags[0].location.document, Some(1));
+    assert_eq!(diags[0].kind, crate::diagnostic::Kind::Envelope);
     assert!(
         diags[0]
-            .message
+            .to_string()
             .starts_with("bad.yaml: document 1 (line 1): ")
             && diags[0]
                 .message
@@ -555,7 +558,7 @@ fn entries_without_bundle_blobs_are_reported_in_every_channel() {
     assert_names(&beta, EXTRA, "foo", "beta", "");
     let stable = find(&diags, "olm.channel entries [foo.v0.4.0]");
     assert_names(&stable, EXTRA, "foo", "stable", "");
-    assert_eq!(stable.origin.expect("origin").document, 2);
+    assert_eq!(stable.location.document, Some(2));
 }
 
 #[test]
@@ -699,7 +702,7 @@ fn a_bundle_without_a_package_is_reported() {
         "package name must be set for bundle \"foo.v0.3.0\"",
     );
     assert_names(&d, BUNDLES, "", "", "");
-    assert_eq!(d.origin.expect("origin").document, 3);
+    assert_eq!(d.location.document, Some(3));
 }
 
 #[test]
@@ -868,7 +871,7 @@ fn a_bundle_in_no_channel_is_reported() {
         "package \"foo\", bundle \"foo.v0.2.0\" not found in any channel entries"
     );
     assert_names(&d, BUNDLES, "foo", "", "foo.v0.2.0");
-    assert_eq!(d.origin.expect("origin").document, 2);
+    assert_eq!(d.location.document, Some(2));
 }
 
 #[test]

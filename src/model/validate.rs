@@ -10,7 +10,7 @@
 //!    channel that no entry skips. Reaching an entry twice is a cycle.
 //! 3. **Stranded**: every entry must be on the chain or skipped by some entry.
 
-use super::{Diagnostic, Package, PackageDraft};
+use super::{Diagnostic, Kind, Package, PackageDraft};
 use crate::version_range::blang;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -30,16 +30,20 @@ pub(super) fn finish_package(
     } = draft;
     let mut package = package?;
     let origin = Some(&package.origin);
-    let pkg_err = |m: String| Diagnostic::new(origin, m).package(name);
+    let pkg_err = |m: String| Diagnostic::at(Kind::Invalid, origin, m).package(name);
 
     if package.default_channel.is_empty() {
-        diags.push(pkg_err("default channel must be set".into()));
+        diags.push(pkg_err("default channel must be set".into()).field("defaultChannel"));
     } else if !channels.contains_key(&package.default_channel) {
-        diags.push(pkg_err(format!(
-            "default channel {:?} not found in channels list (channels: {})",
-            package.default_channel,
-            channels.keys().cloned().collect::<Vec<_>>().join(", ")
-        )));
+        diags.push(
+            pkg_err(format!(
+                "default channel {:?} not found in channels list (channels: {})",
+                package.default_channel,
+                channels.keys().cloned().collect::<Vec<_>>().join(", ")
+            ))
+            .kind(Kind::Reference)
+            .field("defaultChannel"),
+        );
     }
     if channels.is_empty() {
         diags.push(pkg_err("package must contain at least one channel".into()));
@@ -50,7 +54,7 @@ pub(super) fn finish_package(
     for (channel_name, mut channel) in channels {
         let origin = Some(&channel.origin);
         let ch_err = |m: String| {
-            Diagnostic::new(origin, m)
+            Diagnostic::at(Kind::Invalid, origin, m)
                 .package(name)
                 .channel(&channel_name)
         };
@@ -61,13 +65,17 @@ pub(super) fn finish_package(
             .map(|e| e.name.as_str())
             .collect();
         if !missing.is_empty() {
-            diags.push(ch_err(format!(
-                "no olm.bundle blobs found in package {name:?} for olm.channel entries [{}]",
-                missing.join(" ")
-            )));
+            diags.push(
+                ch_err(format!(
+                    "no olm.bundle blobs found in package {name:?} for olm.channel entries [{}]",
+                    missing.join(" ")
+                ))
+                .kind(Kind::Reference)
+                .field("entries"),
+            );
         }
         if channel.entries.is_empty() {
-            diags.push(ch_err("channel must contain at least one bundle".into()));
+            diags.push(ch_err("channel must contain at least one bundle".into()).field("entries"));
             continue;
         }
         for entry in &channel.entries {
@@ -75,21 +83,21 @@ pub(super) fn finish_package(
             let e_err = |m: String| ch_err(m).bundle(&entry.name);
             for (i, skip) in entry.skips.iter().enumerate() {
                 if skip.is_empty() {
-                    diags.push(e_err(format!("skip[{i}] is empty")));
+                    diags.push(e_err(format!("skip[{i}] is empty")).field(format!("skips[{i}]")));
                 }
             }
             if !entry.skip_range.is_empty()
                 && let Err(e) = blang::parse(&entry.skip_range)
             {
-                diags.push(e_err(format!(
-                    "invalid skipRange {:?}: {e}",
-                    entry.skip_range
-                )));
+                diags.push(
+                    e_err(format!("invalid skipRange {:?}: {e}", entry.skip_range))
+                        .field("skipRange"),
+                );
             }
         }
         match graph_problem(&channel.entries) {
             Ok(head) => channel.head = head,
-            Err(message) => diags.push(ch_err(message)),
+            Err(message) => diags.push(ch_err(message).kind(Kind::Graph)),
         }
         channel.deprecation = channel_deprecations.get(&channel_name).cloned();
         finished.push(channel);
@@ -98,7 +106,8 @@ pub(super) fn finish_package(
     for bundle in bundles.values_mut() {
         if !in_some_channel.contains(&bundle.name) {
             diags.push(
-                Diagnostic::new(
+                Diagnostic::at(
+                    Kind::Reference,
                     Some(&bundle.origin),
                     format!(
                         "package {name:?}, bundle {:?} not found in any channel entries",
@@ -127,10 +136,13 @@ pub(super) fn finish_package(
         .map(|(v, names)| format!("{{{v}: [{}]}}", names.join(", ")))
         .collect();
     if !dups.is_empty() {
-        diags.push(pkg_err(format!(
-            "duplicate versions found in bundles: [{}]",
-            dups.join(" ")
-        )));
+        diags.push(
+            pkg_err(format!(
+                "duplicate versions found in bundles: [{}]",
+                dups.join(" ")
+            ))
+            .kind(Kind::Duplicate),
+        );
     }
 
     package.channels = finished;

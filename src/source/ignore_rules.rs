@@ -13,44 +13,55 @@
 //! 4. every pattern of every applicable file is tested against the file's path in
 //!    order (parent files first) and the **last** match wins; only file paths are
 //!    tested, so `!keep.json` re-includes a file under an excluded directory.
+//!
+//! Rules are grouped by directory, so a file is tested against the patterns of its
+//! own ancestors only: the cost per file is the number of those patterns, not the
+//! number of patterns in the catalog.
 
 use super::LoadError;
+use super::limits::ParseLimits;
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// One pattern, anchored at its `.indexignore`'s directory.
 struct Rule {
-    /// Directory of the `.indexignore`, relative to the root (`""` for the root).
-    dir: String,
     matcher: Gitignore,
 }
 
-/// Every `.indexignore` pattern of a catalog, in evaluation order.
+/// Every `.indexignore` pattern of a catalog, by directory, in evaluation order.
 #[derive(Default)]
 pub struct IgnoreRules {
-    rules: Vec<Rule>,
+    /// Directory of an `.indexignore`, relative to the root (`""` for the root) →
+    /// its patterns in file order.
+    by_dir: HashMap<String, Vec<Rule>>,
 }
 
 impl IgnoreRules {
-    /// Reads and compiles the given `.indexignore` files.
-    pub fn from_files(files: &[(String, PathBuf)]) -> Result<Self, LoadError> {
-        let mut rules = Vec::new();
+    /// Reads and compiles the given `.indexignore` files (regular files within the
+    /// file size limit only).
+    pub fn from_files(
+        files: &[(String, PathBuf)],
+        limits: &ParseLimits,
+    ) -> Result<Self, LoadError> {
+        let mut by_dir: HashMap<String, Vec<Rule>> = HashMap::new();
+        let mut buffer = Vec::new();
         for (rel, path) in files {
-            let text = std::fs::read_to_string(path).map_err(|e| LoadError::Io {
-                path: rel.clone(),
-                message: e.to_string(),
-            })?;
+            super::read::read_regular(path, limits.max_file_bytes, &mut buffer)
+                .map_err(|e| super::parse::read_error(rel, e))?;
+            let text = String::from_utf8_lossy(&buffer);
             let dir = rel
                 .rsplit_once('/')
                 .map(|(d, _)| d.to_string())
                 .unwrap_or_default();
-            rules.extend(Self::parse(rel, &dir, &text)?);
+            let rules = Self::parse(rel, &text)?;
+            by_dir.entry(dir).or_default().extend(rules);
         }
-        Ok(IgnoreRules { rules })
+        Ok(IgnoreRules { by_dir })
     }
 
-    fn parse(rel: &str, dir: &str, text: &str) -> Result<Vec<Rule>, LoadError> {
+    fn parse(rel: &str, text: &str) -> Result<Vec<Rule>, LoadError> {
         let mut rules = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let pattern = line.trim();
@@ -69,30 +80,35 @@ impl IgnoreRules {
                 .add_line(None, pattern)
                 .map_err(|e| invalid(e.to_string()))?;
             let matcher = builder.build().map_err(|e| invalid(e.to_string()))?;
-            rules.push(Rule {
-                dir: dir.to_string(),
-                matcher,
-            });
+            rules.push(Rule { matcher });
         }
         Ok(rules)
     }
 
     /// Whether the file at `rel` (relative to the root, `/`-separated) is excluded.
     pub fn is_ignored(&self, rel: &str) -> bool {
+        if self.by_dir.is_empty() {
+            return false;
+        }
         let mut ignored = false;
-        for rule in &self.rules {
-            let scoped = if rule.dir.is_empty() {
-                Some(rel)
-            } else {
-                rel.strip_prefix(rule.dir.as_str())
-                    .and_then(|r| r.strip_prefix('/'))
+        // ancestors, outermost first: "", "a", "a/b" for "a/b/file"
+        let ancestors = std::iter::once("").chain(rel.match_indices('/').map(|(i, _)| &rel[..i]));
+        for dir in ancestors {
+            let Some(rules) = self.by_dir.get(dir) else {
+                continue;
             };
-            let Some(scoped) = scoped else { continue };
+            let scoped = if dir.is_empty() {
+                rel
+            } else {
+                &rel[dir.len() + 1..]
+            };
             let path = PathBuf::from("/").join(scoped);
-            match rule.matcher.matched_path_or_any_parents(&path, false) {
-                Match::Ignore(_) => ignored = true,
-                Match::Whitelist(_) => ignored = false,
-                Match::None => {}
+            for rule in rules {
+                match rule.matcher.matched_path_or_any_parents(&path, false) {
+                    Match::Ignore(_) => ignored = true,
+                    Match::Whitelist(_) => ignored = false,
+                    Match::None => {}
+                }
             }
         }
         ignored
@@ -104,15 +120,16 @@ mod tests {
     use super::*;
 
     fn rules(files: &[(&str, &str)]) -> IgnoreRules {
-        let mut all = Vec::new();
+        let mut by_dir: HashMap<String, Vec<Rule>> = HashMap::new();
         for (rel, text) in files {
             let dir = rel
                 .rsplit_once('/')
                 .map(|(d, _)| d.to_string())
                 .unwrap_or_default();
-            all.extend(IgnoreRules::parse(rel, &dir, text).expect("valid patterns"));
+            let parsed = IgnoreRules::parse(rel, text).expect("valid patterns");
+            by_dir.entry(dir).or_default().extend(parsed);
         }
-        IgnoreRules { rules: all }
+        IgnoreRules { by_dir }
     }
 
     #[test]

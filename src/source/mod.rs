@@ -23,14 +23,20 @@
 //! Unlike the reference, every error carries the file path and document number and
 //! loading goes on after an error, so one run reports every broken file.
 
+pub mod bounded_json;
+pub mod digest;
 pub mod ignore_rules;
 pub mod json;
+pub mod limits;
 mod parse;
+pub mod read;
 mod walk;
 pub mod yaml;
 
+pub use digest::{CatalogDigest, FileDigest};
+pub use limits::ParseLimits;
 use parse::read_and_parse;
-pub use parse::{kind_of, parse_file};
+pub use parse::{kind_of, parse_file, parse_file_with};
 pub use walk::list_catalog_files;
 
 use serde_json::Value;
@@ -90,6 +96,43 @@ pub enum LoadError {
         /// Path as given or relative to the root.
         path: String,
         /// The OS error.
+        message: String,
+    },
+    /// A path names a FIFO, socket or device (directly or through a symlink).
+    #[error("{path}: not a regular file or directory ({found}); only regular files are read")]
+    NotRegular {
+        /// Path relative to the root.
+        path: String,
+        /// What it is (`a FIFO`, `a character device`, …).
+        found: &'static str,
+    },
+    /// A character the format forbids (NUL and other control characters in YAML),
+    /// or bytes that are not UTF-8 in a YAML file.
+    #[error("{}: {message}", place(file, *document, Some(*line), Some(*offset)))]
+    ForbiddenCharacter {
+        /// File relative to the root.
+        file: String,
+        /// 1-based document number, when the problem is inside one.
+        document: Option<usize>,
+        /// 1-based line.
+        line: usize,
+        /// Byte offset within the file.
+        offset: u64,
+        /// What was found.
+        message: String,
+    },
+    /// A [`limits::ParseLimits`] bound was exceeded.
+    #[error("{}: {message}", place(file, *document, *line, None))]
+    Limit {
+        /// File relative to the root.
+        file: String,
+        /// 1-based document number, when the limit is about one.
+        document: Option<usize>,
+        /// 1-based line, when known.
+        line: Option<usize>,
+        /// Which limit.
+        limit: limits::Limit,
+        /// What was exceeded, naming the flag that raises the limit.
         message: String,
     },
     /// An `.indexignore` file has an invalid pattern.
@@ -153,9 +196,39 @@ pub enum LoadError {
     Envelope {
         /// Where.
         origin: Origin,
+        /// The key at fault, when one is.
+        field: Option<&'static str>,
         /// What is wrong.
         message: String,
     },
+}
+
+/// At most the first 100 characters of `text`, with `…` and the full length when
+/// cut: an error message never repeats an unbounded amount of input.
+pub fn prefix(text: &str) -> String {
+    const MAX_CHARS: usize = 100;
+    match text.char_indices().nth(MAX_CHARS) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}… ({} bytes)", &text[..cut], text.len()),
+    }
+}
+
+/// `file: document D (line L, byte B)`, leaving out what is not known (the form
+/// [`crate::diagnostic::Location`] writes too).
+fn place(file: &str, document: Option<usize>, line: Option<usize>, offset: Option<u64>) -> String {
+    let mut position = Vec::new();
+    if let Some(line) = line {
+        position.push(format!("line {line}"));
+    }
+    if let Some(offset) = offset {
+        position.push(format!("byte {offset}"));
+    }
+    match (document, position.is_empty()) {
+        (Some(d), true) => format!("{file}: document {d}"),
+        (Some(d), false) => format!("{file}: document {d} ({})", position.join(", ")),
+        (None, false) => format!("{file}: {}", position.join(", ")),
+        (None, true) => file.to_string(),
+    }
 }
 
 /// The result of reading a catalog root: blobs in walk order, plus what failed.
@@ -167,8 +240,8 @@ pub struct Loaded<B = Blob> {
     pub blobs: Vec<B>,
     /// Every error, in the same order.
     pub errors: Vec<LoadError>,
-    /// The catalog files read (relative paths, walk order) and their sizes.
-    pub files: Vec<(String, u64)>,
+    /// The catalog files read, in walk order, with their sizes and hashes.
+    pub files: Vec<FileDigest>,
 }
 
 impl<B> Default for Loaded<B> {
@@ -183,7 +256,7 @@ impl<B> Default for Loaded<B> {
 
 /// Reads every catalog file below `root`.
 pub fn load_dir(root: &Path) -> Loaded {
-    load_dir_with(root, |_: &mut (), blob| blob)
+    load_dir_with(root, &ParseLimits::default(), |_: &mut (), blob| blob)
 }
 
 /// Reads every catalog file below `root`, on all cores, and passes each blob
@@ -195,10 +268,11 @@ pub fn load_dir(root: &Path) -> Loaded {
 /// read keeps only one file's trees alive per worker, instead of the whole catalog's.
 pub fn load_dir_with<S: Default, B: Send>(
     root: &Path,
+    limits: &ParseLimits,
     map: impl Fn(&mut S, Blob) -> B + Sync,
 ) -> Loaded<B> {
     let mut loaded = Loaded::default();
-    let files = match list_catalog_files(root) {
+    let files = match list_catalog_files(root, limits) {
         Ok(files) => files,
         Err(errors) => {
             loaded.errors = errors;
@@ -210,17 +284,21 @@ pub fn load_dir_with<S: Default, B: Send>(
     let results = crate::parallel::parallel_map_with(
         &files,
         |(state, buffer): &mut (S, Vec<u8>), (rel, path)| {
-            let parsed = read_and_parse(rel, path, buffer);
+            let parsed = read_and_parse(rel, path, buffer, limits);
             let blobs: Vec<B> = parsed.blobs.into_iter().map(|b| map(state, b)).collect();
-            (blobs, parsed.errors, parsed.size)
+            (blobs, parsed.errors, parsed.size, parsed.hash)
         },
     );
     for ((rel, _), result) in files.iter().zip(results) {
-        let (blobs, errors, size) = result.unwrap_or_else(|| {
+        let (blobs, errors, size, hash) = result.unwrap_or_else(|| {
             let message = "internal error: the worker reading this file failed".to_string();
-            (Vec::new(), vec![io_error_message(rel, message)], 0)
+            (Vec::new(), vec![io_error_message(rel, message)], 0, 0)
         });
-        loaded.files.push((rel.clone(), size));
+        loaded.files.push(FileDigest {
+            rel: rel.clone(),
+            size,
+            hash,
+        });
         loaded.blobs.extend(blobs);
         loaded.errors.extend(errors);
     }
@@ -236,6 +314,8 @@ pub struct FileResult {
     pub errors: Vec<LoadError>,
     /// Size in bytes.
     pub size: u64,
+    /// xxh3-128 of the bytes (see [`digest`]).
+    pub hash: u128,
 }
 
 pub(crate) fn io_error_message(path: &str, message: String) -> LoadError {

@@ -364,7 +364,9 @@ fn a_leading_byte_order_mark_is_ignored() {
 fn schema_keys_differing_only_in_case_are_duplicates() {
     let err = parse_err("x.yaml", "Schema: a\nschema: b\n");
     match &err {
-        LoadError::Envelope { origin, message } => {
+        LoadError::Envelope {
+            origin, message, ..
+        } => {
             assert_eq!(
                 (&*origin.file, origin.document, origin.line),
                 ("x.yaml", 1, 1)
@@ -409,7 +411,9 @@ fn envelope_keys_are_compared_by_unicode_case_folding() {
 fn a_name_that_is_not_a_string_is_an_envelope_error() {
     let err = parse_err("x.yaml", "schema: olm.bundle\nname: 5\n");
     match &err {
-        LoadError::Envelope { origin, message } => {
+        LoadError::Envelope {
+            origin, message, ..
+        } => {
             assert_eq!(&*origin.file, "x.yaml");
             assert!(
                 message.starts_with("expected value for key \"name\" to be a string"),
@@ -471,7 +475,7 @@ fn names(loaded: &Loaded) -> Vec<&str> {
 }
 
 fn files(loaded: &Loaded) -> Vec<&str> {
-    loaded.files.iter().map(|(f, _)| f.as_str()).collect()
+    loaded.files.iter().map(|f| f.rel.as_str()).collect()
 }
 
 #[test]
@@ -511,12 +515,15 @@ fn file_sizes_are_recorded_in_bytes() {
     write(dir.path(), "a.yaml", "schema: a\n");
     write(dir.path(), "sub/empty.yaml", "");
     let loaded = load_dir(dir.path());
+    let sizes: Vec<(&str, u64)> = loaded
+        .files
+        .iter()
+        .map(|f| (f.rel.as_str(), f.size))
+        .collect();
+    assert_eq!(sizes, [("a.yaml", 10), ("sub/empty.yaml", 0)]);
     assert_eq!(
-        loaded.files,
-        [
-            ("a.yaml".to_string(), 10),
-            ("sub/empty.yaml".to_string(), 0)
-        ]
+        loaded.files[0].hash,
+        xxhash_rust::xxh3::xxh3_128(b"schema: a\n")
     );
 }
 
@@ -653,13 +660,26 @@ fn an_empty_root_loads_nothing() {
 }
 
 #[test]
-fn invalid_utf8_is_read_lossily() {
+fn invalid_utf8_in_yaml_is_an_error_naming_its_offset_as_go_yaml_rejects_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     fs::write(dir.path().join("x.yaml"), b"schema: t\nname: caf\xff\n").expect("write");
     let loaded = load_dir(dir.path());
+    assert!(loaded.blobs.is_empty());
+    assert!(
+        matches!(loaded.errors.as_slice(), [LoadError::ForbiddenCharacter { file, line: 2, offset: 19, .. }] if file == "x.yaml"),
+        "{:?}",
+        loaded.errors
+    );
+    assert_eq!((loaded.files[0].rel.as_str(), loaded.files[0].size), ("x.yaml", 21));
+}
+
+#[test]
+fn invalid_utf8_in_json_is_read_lossily_as_go_json_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::write(dir.path().join("x.json"), b"{\"schema\": \"t\", \"name\": \"caf\xff\"}").expect("write");
+    let loaded = load_dir(dir.path());
     assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
     assert_eq!(names(&loaded), ["caf\u{fffd}"]);
-    assert_eq!(loaded.files, [("x.yaml".to_string(), 21)]);
 }
 
 #[test]

@@ -19,9 +19,21 @@
 //! keys become strings (`on:` is the key `"true"`, as in Go). Anchors, aliases and
 //! `<<` merge keys are supported.
 
+use super::limits::{Limit, ParseLimits};
 use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
 use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
+
+/// What kind of problem a [`YamlError`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum YamlErrorKind {
+    /// Not well-formed YAML, or a value JSON cannot carry.
+    Syntax,
+    /// A character the YAML specification forbids (NUL and other control characters).
+    ForbiddenCharacter,
+    /// A [`ParseLimits`] bound was exceeded.
+    Limit(Limit),
+}
 
 /// A YAML syntax or conversion error, with the 1-based line (within the document
 /// text given) where it was found.
@@ -30,38 +42,154 @@ use std::collections::HashMap;
 pub struct YamlError {
     /// 1-based line within the document text.
     pub line: usize,
+    /// Byte offset within the document text, when known exactly.
+    pub offset: Option<usize>,
+    /// What kind of problem.
+    pub kind: YamlErrorKind,
     /// What is wrong.
     pub message: String,
 }
 
-/// Parses one YAML document into a JSON value; `Ok(None)` when it holds no node.
+impl YamlError {
+    fn syntax(line: usize, message: impl Into<String>) -> Self {
+        YamlError {
+            line,
+            offset: None,
+            kind: YamlErrorKind::Syntax,
+            message: message.into(),
+        }
+    }
+
+    fn limit(line: usize, limit: Limit, message: String) -> Self {
+        YamlError {
+            line,
+            offset: None,
+            kind: YamlErrorKind::Limit(limit),
+            message,
+        }
+    }
+}
+
+/// Parses one YAML document into a JSON value with the default [`ParseLimits`];
+/// `Ok(None)` when it holds no node.
 pub fn document_to_json(text: &str) -> Result<Option<Value>, YamlError> {
+    document_to_json_with(text, &ParseLimits::default())
+}
+
+/// Parses one YAML document into a JSON value within `limits`; `Ok(None)` when it
+/// holds no node.
+///
+/// Characters YAML forbids are reported (the parser underneath would take a NUL
+/// for the end of the text and drop what follows); nesting deeper than
+/// `limits.max_depth` and alias expansion beyond `limits.max_alias_nodes` stop the
+/// parse. The tree is built without recursion, whatever the input's depth.
+pub fn document_to_json_with(text: &str, limits: &ParseLimits) -> Result<Option<Value>, YamlError> {
+    if let Some((offset, c)) = find_forbidden_char(text) {
+        let line = 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..offset]).count();
+        return Err(YamlError {
+            line,
+            offset: Some(offset),
+            kind: YamlErrorKind::ForbiddenCharacter,
+            message: format!(
+                "control character U+{:04X} is not allowed in YAML (at byte {offset})",
+                c as u32
+            ),
+        });
+    }
     let mut builder = Builder {
         parser: Parser::new_from_str(text),
         anchors: HashMap::new(),
+        limits: *limits,
+        copied_nodes: 0,
     };
     builder.document()
 }
 
+/// The first character the YAML specification does not allow in a stream, with
+/// its byte offset: C0 controls other than tab, line feed and carriage return,
+/// DEL, C1 controls other than NEL, and U+FFFE/U+FFFF (go-yaml's reader rejects the
+/// same set). Eight bytes are tested at a time; only words holding a byte below
+/// 0x20, DEL or a non-ASCII byte are looked at one character at a time.
+pub fn find_forbidden_char(text: &str) -> Option<(usize, char)> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    while start + 8 <= bytes.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[start..start + 8]);
+        let v = u64::from_le_bytes(word);
+        let below_space = v.wrapping_sub(ONES * 0x20) & !v & HIGH;
+        let del = v ^ (ONES * 0x7f);
+        let is_del = del.wrapping_sub(ONES) & !del & HIGH;
+        if below_space | is_del | (v & HIGH) != 0 {
+            break;
+        }
+        start += 8;
+    }
+    // From the first suspicious word on, character by character (a multi-byte
+    // character may straddle words, so the slow path never goes back to words).
+    text[start..]
+        .char_indices()
+        .find(|(_, c)| is_forbidden(*c))
+        .map(|(i, c)| (start + i, c))
+}
+
+fn is_forbidden(c: char) -> bool {
+    match c {
+        '\t' | '\n' | '\r' | '\u{85}' => false,
+        '\0'..='\u{1f}' | '\u{7f}'..='\u{9f}' => true,
+        '\u{fffe}' | '\u{ffff}' => true,
+        _ => false,
+    }
+}
+
 struct Builder<'a> {
     parser: Parser<'a, saphyr_parser::StrInput<'a>>,
-    anchors: HashMap<usize, Value>,
+    /// Anchored nodes by the parser's anchor id, with their node counts.
+    anchors: HashMap<usize, (Value, usize)>,
+    limits: ParseLimits,
+    /// Nodes copied so far for anchors and aliases (see `ParseLimits::max_alias_nodes`).
+    copied_nodes: usize,
 }
 
 type Spanned<'a> = (Event<'a>, Span);
+
+/// A built node and how many nodes it holds (itself included).
+struct Node {
+    value: Value,
+    nodes: usize,
+}
+
+/// A collection being built.
+enum Frame {
+    Sequence {
+        items: Vec<Value>,
+        anchor: usize,
+        nodes: usize,
+    },
+    Mapping {
+        map: Map<String, Value>,
+        /// The key waiting for its value: a string, or a `<<` merge key.
+        key: Option<Key>,
+        merges: Vec<(Value, usize)>,
+        anchor: usize,
+        nodes: usize,
+    },
+}
+
+enum Key {
+    Plain(String),
+    /// `<<`, at this line.
+    Merge(usize),
+}
 
 impl<'a> Builder<'a> {
     fn next(&mut self) -> Result<Spanned<'a>, YamlError> {
         match self.parser.next() {
             Some(Ok(ev)) => Ok(ev),
-            Some(Err(e)) => Err(YamlError {
-                line: e.marker().line(),
-                message: e.to_string(),
-            }),
-            None => Err(YamlError {
-                line: 0,
-                message: "unexpected end of YAML stream".into(),
-            }),
+            Some(Err(e)) => Err(YamlError::syntax(e.marker().line(), e.to_string())),
+            None => Err(YamlError::syntax(0, "unexpected end of YAML stream")),
         }
     }
 
@@ -72,7 +200,7 @@ impl<'a> Builder<'a> {
                 Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => continue,
                 Event::StreamEnd | Event::DocumentEnd => return Ok(None),
                 other => {
-                    let value = self.node(other, span)?;
+                    let value = self.tree(other, span)?;
                     // go-yaml reads only the first document of the text it is given.
                     return Ok(match value {
                         Value::Null => None,
@@ -83,68 +211,189 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn node(&mut self, event: Event<'a>, span: Span) -> Result<Value, YamlError> {
-        let line = span.start.line();
-        match event {
-            Event::Scalar(text, style, anchor, tag) => {
-                let value = resolve_scalar(&text, style, tag.as_deref())
-                    .map_err(|message| YamlError { line, message })?;
-                self.remember(anchor, &value);
-                Ok(value)
-            }
-            Event::Alias(id) => self.anchors.get(&id).cloned().ok_or_else(|| YamlError {
-                line,
-                message: "alias refers to an unknown anchor".into(),
-            }),
-            Event::SequenceStart(anchor, _) => {
-                let mut items = Vec::new();
-                loop {
-                    let (event, span) = self.next()?;
-                    if matches!(event, Event::SequenceEnd) {
-                        break;
-                    }
-                    items.push(self.node(event, span)?);
-                }
-                let value = Value::Array(items);
-                self.remember(anchor, &value);
-                Ok(value)
-            }
-            Event::MappingStart(anchor, _) => {
-                let mut map = Map::new();
-                let mut merges: Vec<(Value, usize)> = Vec::new();
-                loop {
-                    let (event, span) = self.next()?;
-                    if matches!(event, Event::MappingEnd) {
-                        break;
-                    }
-                    let key_line = span.start.line();
-                    let is_merge = matches!(&event, Event::Scalar(k, ScalarStyle::Plain, _, None) if k == "<<");
-                    let key = self.node(event, span)?;
-                    let (event, span) = self.next()?;
-                    let value = self.node(event, span)?;
-                    if is_merge {
-                        merges.push((value, key_line));
+    /// Builds the node that starts with `event`, reading events until it is complete.
+    /// An explicit stack of open collections stands in for recursion.
+    fn tree(&mut self, first: Event<'a>, first_span: Span) -> Result<Value, YamlError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        let (mut event, mut span) = (first, first_span);
+        loop {
+            let line = span.start.line();
+            let done = match event {
+                Event::Scalar(text, style, anchor, tag) => {
+                    let merge_key = style == ScalarStyle::Plain
+                        && tag.is_none()
+                        && text == "<<"
+                        && matches!(stack.last(), Some(Frame::Mapping { key: None, .. }));
+                    if merge_key {
+                        if let Some(Frame::Mapping { key, .. }) = stack.last_mut() {
+                            *key = Some(Key::Merge(line));
+                        }
+                        None
                     } else {
-                        map.insert(key_to_string(&key), value);
+                        let value = resolve_scalar(&text, style, tag.as_deref())
+                            .map_err(|message| YamlError::syntax(line, message))?;
+                        Some(self.remember(anchor, Node { value, nodes: 1 }, line)?)
                     }
                 }
-                for (merge, line) in merges {
-                    merge_into(&mut map, merge).map_err(|message| YamlError { line, message })?;
+                Event::Alias(id) => Some(self.alias(id, line)?),
+                Event::SequenceStart(anchor, _) => {
+                    self.check_depth(stack.len(), line)?;
+                    stack.push(Frame::Sequence {
+                        items: Vec::new(),
+                        anchor,
+                        nodes: 1,
+                    });
+                    None
                 }
-                let value = Value::Object(map);
-                self.remember(anchor, &value);
-                Ok(value)
+                Event::MappingStart(anchor, _) => {
+                    self.check_depth(stack.len(), line)?;
+                    stack.push(Frame::Mapping {
+                        map: Map::new(),
+                        key: None,
+                        merges: Vec::new(),
+                        anchor,
+                        nodes: 1,
+                    });
+                    None
+                }
+                Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
+                    Some(frame) => Some(self.close(frame, line)?),
+                    None => return Err(YamlError::syntax(line, "unbalanced YAML collection end")),
+                },
+                other => {
+                    return Err(YamlError::syntax(
+                        line,
+                        format!("unexpected YAML event {other:?}"),
+                    ));
+                }
+            };
+            if let Some(node) = done {
+                match stack.last_mut() {
+                    None => return Ok(node.value),
+                    Some(parent) => add_child(parent, node),
+                }
             }
-            other => Err(YamlError {
-                line,
-                message: format!("unexpected YAML event {other:?}"),
-            }),
+            (event, span) = self.next()?;
         }
     }
 
-    fn remember(&mut self, anchor: usize, value: &Value) {
+    fn check_depth(&self, open: usize, line: usize) -> Result<(), YamlError> {
+        if open >= self.limits.max_depth {
+            return Err(YamlError::limit(
+                line,
+                Limit::Depth,
+                format!(
+                    "nesting deeper than {} levels (limit {})",
+                    self.limits.max_depth,
+                    Limit::Depth.flag()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Finishes a collection: applies merge keys, remembers its anchor.
+    fn close(&mut self, frame: Frame, line: usize) -> Result<Node, YamlError> {
+        match frame {
+            Frame::Sequence {
+                items,
+                anchor,
+                nodes,
+            } => self.remember(
+                anchor,
+                Node {
+                    value: Value::Array(items),
+                    nodes,
+                },
+                line,
+            ),
+            Frame::Mapping {
+                mut map,
+                merges,
+                anchor,
+                nodes,
+                ..
+            } => {
+                for (merge, merge_line) in merges {
+                    merge_into(&mut map, merge)
+                        .map_err(|message| YamlError::syntax(merge_line, message))?;
+                }
+                self.remember(
+                    anchor,
+                    Node {
+                        value: Value::Object(map),
+                        nodes,
+                    },
+                    line,
+                )
+            }
+        }
+    }
+
+    /// Charges `nodes` copied nodes to the alias budget.
+    fn charge(&mut self, nodes: usize, line: usize) -> Result<(), YamlError> {
+        self.copied_nodes = self.copied_nodes.saturating_add(nodes);
+        if self.copied_nodes > self.limits.max_alias_nodes {
+            return Err(YamlError::limit(
+                line,
+                Limit::AliasNodes,
+                format!(
+                    "anchors and aliases expand to more than {} nodes (limit {})",
+                    self.limits.max_alias_nodes,
+                    Limit::AliasNodes.flag()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn alias(&mut self, id: usize, line: usize) -> Result<Node, YamlError> {
+        let nodes = match self.anchors.get(&id) {
+            Some((_, nodes)) => *nodes,
+            None => return Err(YamlError::syntax(line, "alias refers to an unknown anchor")),
+        };
+        self.charge(nodes, line)?;
+        let value = self
+            .anchors
+            .get(&id)
+            .map(|(v, _)| v.clone())
+            .unwrap_or(Value::Null);
+        Ok(Node { value, nodes })
+    }
+
+    /// Keeps a copy of an anchored node for later aliases (charged to the budget).
+    fn remember(&mut self, anchor: usize, node: Node, line: usize) -> Result<Node, YamlError> {
         if anchor > 0 {
-            self.anchors.insert(anchor, value.clone());
+            self.charge(node.nodes, line)?;
+            self.anchors
+                .insert(anchor, (node.value.clone(), node.nodes));
+        }
+        Ok(node)
+    }
+}
+
+/// Adds a finished node to the collection being built.
+fn add_child(parent: &mut Frame, child: Node) {
+    match parent {
+        Frame::Sequence { items, nodes, .. } => {
+            *nodes = nodes.saturating_add(child.nodes);
+            items.push(child.value);
+        }
+        Frame::Mapping {
+            map,
+            key,
+            merges,
+            nodes,
+            ..
+        } => {
+            *nodes = nodes.saturating_add(child.nodes);
+            match key.take() {
+                None => *key = Some(Key::Plain(key_to_string(&child.value))),
+                Some(Key::Plain(k)) => {
+                    map.insert(k, child.value);
+                }
+                Some(Key::Merge(line)) => merges.push((child.value, line)),
+            }
         }
     }
 }
@@ -445,5 +694,103 @@ mod tests {
     fn syntax_errors_name_a_line() {
         let err = document_to_json("a: 1\nb: [unclosed\n").expect_err("bad");
         assert!(err.line >= 2, "{err}");
+    }
+    fn limits(max_depth: usize, max_alias_nodes: usize) -> ParseLimits {
+        ParseLimits {
+            max_depth,
+            max_alias_nodes,
+            ..ParseLimits::default()
+        }
+    }
+
+    #[test]
+    fn deep_block_sequences_are_a_depth_error_not_a_stack_overflow() {
+        // 3,000 nested block sequences in about 6 KB: this crashed the recursive builder.
+        let text = "- ".repeat(3000) + "x\n";
+        let err = document_to_json(&text).expect_err("too deep");
+        assert_eq!(err.kind, YamlErrorKind::Limit(Limit::Depth), "{err}");
+        assert!(err.message.contains("--max-depth"), "{err}");
+        // with no limit in the way, the iterative builder still copes
+        let deep = document_to_json_with(&text, &limits(5000, 10)).expect("builds");
+        let mut v = deep.expect("a node");
+        let mut depth = 0;
+        while let Value::Array(mut items) = v {
+            depth += 1;
+            v = items.pop().unwrap_or(Value::Null);
+        }
+        assert_eq!((depth, v), (3000, json!("x")));
+    }
+
+    #[test]
+    fn depth_counts_collections_and_the_limit_is_inclusive() {
+        assert!(document_to_json_with("a: {b: [1]}", &limits(3, 10)).is_ok());
+        let err = document_to_json_with("a: {b: [1]}", &limits(2, 10)).expect_err("deep");
+        assert_eq!(err.kind, YamlErrorKind::Limit(Limit::Depth));
+        assert_eq!(err.line, 1);
+    }
+
+    #[test]
+    fn an_alias_bomb_stops_at_the_alias_budget() {
+        // ~700 bytes that expand to 10^9 nodes
+        let mut text = String::from("a: &a [x,x,x,x,x,x,x,x,x,x]\n");
+        for (name, prev) in ["b", "c", "d", "e", "f", "g", "h", "i"]
+            .iter()
+            .zip(["a", "b", "c", "d", "e", "f", "g", "h"])
+        {
+            let refs = vec![format!("*{prev}"); 10].join(",");
+            text.push_str(&format!("{name}: &{name} [{refs}]\n"));
+        }
+        assert!(text.len() < 800, "{}", text.len());
+        let err = document_to_json(&text).expect_err("bomb");
+        assert_eq!(err.kind, YamlErrorKind::Limit(Limit::AliasNodes), "{err}");
+        assert!(err.line >= 2, "{err}");
+    }
+
+    #[test]
+    fn modest_anchor_use_fits_the_budget() {
+        let text = "base: &b {a: 1, b: 2}\nx: *b\ny: *b\n";
+        // the anchored mapping is 5 nodes (itself, two keys, two values): kept once,
+        // copied twice
+        assert!(document_to_json_with(text, &limits(10, 15)).is_ok());
+        let err = document_to_json_with(text, &limits(10, 14)).expect_err("budget");
+        assert_eq!(err.kind, YamlErrorKind::Limit(Limit::AliasNodes));
+    }
+
+    #[test]
+    fn a_recursive_alias_is_an_unknown_anchor() {
+        let err = document_to_json("a: &a [*a]").expect_err("recursive");
+        assert!(err.message.contains("unknown anchor"), "{err}");
+    }
+
+    #[test]
+    fn nul_and_control_characters_are_errors_with_their_offset() {
+        let err = document_to_json("a: 1\nb: x\0y\n").expect_err("nul");
+        assert_eq!(err.kind, YamlErrorKind::ForbiddenCharacter);
+        assert_eq!((err.line, err.offset), (2, Some(9)));
+        assert!(err.message.contains("U+0000"), "{err}");
+        for bad in ["\u{1}", "\u{7f}", "\u{9b}", "\u{fffe}", "\u{b}"] {
+            let text = format!("key: va{bad}lue");
+            assert!(document_to_json(&text).is_err(), "{bad:?}");
+        }
+        for good in ["\t", "\r\n", "\u{85}", "é", "\u{a0}", "\u{feff}", "😀"] {
+            let text = format!("key: va{good}lue and some more text");
+            assert_eq!(find_forbidden_char(&text), None, "{good:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_word_scan_finds_what_a_char_scan_finds(text in "[\\x00-\\x{a0}a-z\\n\\t é\\u{fffe}]{0,40}") {
+            let slow = text.char_indices().find(|(_, c)| is_forbidden(*c));
+            proptest::prop_assert_eq!(find_forbidden_char(&text), slow);
+        }
+
+        #[test]
+        fn any_nesting_of_flow_and_block_collections_parses_or_errors(
+            opens in proptest::collection::vec(proptest::sample::select(vec!["[", "{a: ", "- ", "\n  - ", "? "]), 0..400),
+        ) {
+            let text: String = opens.concat();
+            let _ = document_to_json(&text);
+        }
     }
 }

@@ -26,8 +26,9 @@ pub struct TestServer {
 impl TestServer {
     /// Loads `dir` and serves it.
     pub async fn start(dir: &Path) -> TestServer {
-        let (index, _) = fbc_registry::catalog::load(dir)
-            .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()));
+        let index = fbc_registry::catalog::load(dir, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()))
+            .index;
         let (mut publisher, catalog) = Publisher::new();
         publisher.publish(index);
         Self::serve(publisher, catalog).await
@@ -39,8 +40,9 @@ impl TestServer {
         watch: bool,
         debounce: std::time::Duration,
     ) -> (TestServer, ReloadHandle) {
-        let (index, _) = fbc_registry::catalog::load(dir)
-            .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()));
+        let index = fbc_registry::catalog::load(dir, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()))
+            .index;
         let (mut publisher, catalog) = Publisher::new();
         publisher.publish(index);
         let handle = fbc_registry::reload::spawn(
@@ -49,6 +51,9 @@ impl TestServer {
                 watch,
                 debounce,
                 sighup: false,
+                options: Default::default(),
+                load_timeout: std::time::Duration::from_secs(60),
+                cache_dir: None,
             },
             publisher,
         );

@@ -670,13 +670,20 @@ fn invalid_utf8_in_yaml_is_an_error_naming_its_offset_as_go_yaml_rejects_it() {
         "{:?}",
         loaded.errors
     );
-    assert_eq!((loaded.files[0].rel.as_str(), loaded.files[0].size), ("x.yaml", 21));
+    assert_eq!(
+        (loaded.files[0].rel.as_str(), loaded.files[0].size),
+        ("x.yaml", 21)
+    );
 }
 
 #[test]
 fn invalid_utf8_in_json_is_read_lossily_as_go_json_does() {
     let dir = tempfile::tempdir().expect("tempdir");
-    fs::write(dir.path().join("x.json"), b"{\"schema\": \"t\", \"name\": \"caf\xff\"}").expect("write");
+    fs::write(
+        dir.path().join("x.json"),
+        b"{\"schema\": \"t\", \"name\": \"caf\xff\"}",
+    )
+    .expect("write");
     let loaded = load_dir(dir.path());
     assert!(loaded.errors.is_empty(), "{:?}", loaded.errors);
     assert_eq!(names(&loaded), ["caf\u{fffd}"]);

@@ -2,8 +2,6 @@
 //!
 //! One binary, one module per concern:
 //! - `conformance`: the reference project's own expectations (spec §7.1–§7.5);
-//! - `shared_catalogs`: every real catalog in `../shared/catalogs` (path from
-//!   `FBC_SHARED_CATALOGS`; skipped outside CI when unset, fails in CI);
 //! - `reload`: hot reload from file changes, keep-last-good, consistency under reloads;
 //! - `server`: health, reflection, status codes, request limits, startup rules.
 
@@ -11,4 +9,3 @@ mod conformance;
 mod harness;
 mod reload;
 mod server;
-mod shared_catalogs;

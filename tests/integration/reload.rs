@@ -271,8 +271,16 @@ async fn every_reply_matches_one_generation_across_many_reloads() {
     );
     edit(&b.join("etcd.json"), "\"testlabel1\"", "\"testlabel2\"");
     let want = [
-        expected(&fbc_registry::catalog::load(&a, &Default::default()).expect("a").index),
-        expected(&fbc_registry::catalog::load(&b, &Default::default()).expect("b").index),
+        expected(
+            &fbc_registry::catalog::load(&a, &Default::default())
+                .expect("a")
+                .index,
+        ),
+        expected(
+            &fbc_registry::catalog::load(&b, &Default::default())
+                .expect("b")
+                .index,
+        ),
     ];
     assert_ne!(want[0].bundle, want[1].bundle);
     assert_ne!(want[0].package, want[1].package);

@@ -34,11 +34,14 @@ pub fn dir_from_env(var: &str, what: &str) -> Requirement<PathBuf> {
     }
 }
 
+/// A named test that takes the requirement's value.
+pub type NamedTest<T> = (&'static str, fn(T) -> Result<(), Failed>);
+
 /// Trials for `tests`, each given the requirement's value; when it is absent they
 /// are ignored with the reason as their kind, or, under CI, fail with it.
 pub fn trials<T: Clone + Send + 'static>(
     requirement: &Requirement<T>,
-    tests: Vec<(&'static str, fn(T) -> Result<(), Failed>)>,
+    tests: Vec<NamedTest<T>>,
 ) -> Vec<Trial> {
     tests
         .into_iter()

@@ -15,10 +15,7 @@ use std::path::PathBuf;
 
 fn main() {
     let args = Arguments::from_args();
-    let shared = support::dir_from_env(
-        "FBC_SHARED_CATALOGS",
-        "../shared/catalogs",
-    );
+    let shared = support::dir_from_env("FBC_SHARED_CATALOGS", "../shared/catalogs");
     let trials = support::trials(
         &shared,
         vec![

@@ -334,3 +334,6 @@ pub(crate) fn io_error(path: String, e: &std::io::Error) -> LoadError {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod hostile_tests;

@@ -40,23 +40,18 @@ impl TestServer {
         watch: bool,
         debounce: std::time::Duration,
     ) -> (TestServer, ReloadHandle) {
-        let index = fbc_registry::catalog::load(dir, &Default::default())
+        Self::start_with_reload(reload_config(dir, watch, debounce)).await
+    }
+
+    /// Loads `config.root` and serves it, reloading as `config` says.
+    pub async fn start_with_reload(config: ReloadConfig) -> (TestServer, ReloadHandle) {
+        let dir = config.root.clone();
+        let index = fbc_registry::catalog::load(&dir, &config.options)
             .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()))
             .index;
         let (mut publisher, catalog) = Publisher::new();
         publisher.publish(index);
-        let handle = fbc_registry::reload::spawn(
-            ReloadConfig {
-                root: dir.to_path_buf(),
-                watch,
-                debounce,
-                sighup: false,
-                options: Default::default(),
-                load_timeout: std::time::Duration::from_secs(60),
-                cache_dir: None,
-            },
-            publisher,
-        );
+        let handle = fbc_registry::reload::spawn(config, publisher);
         let (placeholder, _) = Publisher::new();
         (Self::serve(placeholder, catalog).await, handle)
     }
@@ -111,6 +106,20 @@ impl Drop for TestServer {
         if let Some(tx) = self.stop.take() {
             let _ = tx.send(());
         }
+    }
+}
+
+/// A reload configuration for tests: no SIGHUP, default limits, a generous
+/// deadline, no cache.
+pub fn reload_config(dir: &Path, watch: bool, debounce: std::time::Duration) -> ReloadConfig {
+    ReloadConfig {
+        root: dir.to_path_buf(),
+        watch,
+        debounce,
+        sighup: false,
+        options: Default::default(),
+        load_timeout: std::time::Duration::from_secs(60),
+        cache_dir: None,
     }
 }
 

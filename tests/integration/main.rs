@@ -5,7 +5,9 @@
 //! - `reload`: hot reload from file changes, keep-last-good, consistency under reloads;
 //! - `server`: health, reflection, status codes, request limits, startup rules.
 
+mod cli;
 mod conformance;
 mod harness;
+mod hostile_catalogs;
 mod reload;
 mod server;

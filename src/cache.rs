@@ -36,7 +36,9 @@ use bytes::Bytes;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-const FORMAT: &str = "fbc-registry index cache v2";
+/// Part of the digest: bump it whenever the cached index's content changes for the
+/// same catalog (v3: GetChannelEntriesThatReplace answers `csvName: ""`).
+const FORMAT: &str = "fbc-registry index cache v3";
 /// Our subdirectory of the cache directory.
 pub const SUBDIR: &str = "fbc-registry.v1";
 const INDEX_FILE: &str = "index.pb";

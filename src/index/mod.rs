@@ -557,6 +557,7 @@ impl Index {
     }
 
     /// `GetChannelEntriesThatReplace`, in ListBundles copy order (see the crate docs).
+    /// `name == ""` answers every entry whose `replaces` is empty, as the reference does.
     pub fn entries_that_replace(&self, name: &str) -> Result<&[Bytes], QueryError> {
         self.replaced_by
             .get(name)
@@ -655,12 +656,12 @@ fn replace_and_provide(model: &Model, order: &CopyOrder) -> ReplaceProvide {
         let entry = &package.channels[ci].entries[ei];
         let own = entry_bytes(&mut arena, pkg, channel, bundle, &entry.replaces);
         let skips = || entry.skips.iter().filter(|s| **s != entry.replaces);
-        if !entry.replaces.is_empty() {
-            replaced_by
-                .entry(&entry.replaces)
-                .or_default()
-                .push(own.clone());
-        }
+        // an empty `replaces` is a key too: the reference answers csvName "" with
+        // every entry that replaces nothing (opm v1.26 to v1.73)
+        replaced_by
+            .entry(&entry.replaces)
+            .or_default()
+            .push(own.clone());
         for skip in skips() {
             replaced_by.entry(skip).or_default().push(own.clone());
         }

@@ -283,3 +283,28 @@ fn replacing_nothing_lists_every_entry_with_an_empty_replaces_in_copy_order() {
         ]
     );
 }
+
+#[test]
+fn query_errors_echo_catalog_sized_names_whole_and_longer_ones_cut() {
+    let ix = fixture_index("catalog-b");
+    let name = "n".repeat(256);
+    let Err(e) = ix.package_reply(&name) else {
+        panic!("no such package")
+    };
+    assert_eq!(e.to_string(), format!("package \"{name}\" not found"));
+    let long = "n".repeat(4096);
+    let Err(e) = ix.entries_that_replace(&long) else {
+        panic!("nothing replaces it")
+    };
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "no channel entries found that replace {}… (4096 bytes)",
+            "n".repeat(64)
+        )
+    );
+    let Err(e) = ix.bundle("cockroachdb", &long, "b") else {
+        panic!("no such channel")
+    };
+    assert!(e.to_string().len() < 200, "{e}");
+}

@@ -91,6 +91,9 @@ pub struct ServeArgs {
     /// Quiet time after the last file change before a reload starts (e.g. 250ms, 2s).
     #[arg(long, default_value = "250ms", value_parser = crate::reload::parse_duration)]
     pub reload_debounce: std::time::Duration,
+    /// Connection, call and memory limits against hostile or broken clients.
+    #[command(flatten)]
+    pub transport: crate::server::TransportArgs,
 }
 
 impl ServeArgs {
@@ -274,6 +277,7 @@ fn serve(args: &ServeArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fatal(args, &format!("failed to start the async runtime: {e}")),
     };
+    let limits = crate::server::limits::fit_fd_limit(args.transport.limits());
     let result = runtime.block_on(async {
         let listener = crate::server::bind_all_interfaces(args.port)
             .map_err(|e| format!("failed to listen on port {}: {e}", args.port))?;
@@ -292,7 +296,7 @@ fn serve(args: &ServeArgs) -> ExitCode {
             tracing::info!(debounce_ms = args.reload_debounce.as_millis() as u64, "watching the catalog for changes");
         }
         let _reload = reload;
-        crate::server::serve(listener, catalog, shutdown_signal())
+        crate::server::serve(listener, catalog, limits, shutdown_signal())
             .await
             .map_err(|e| format!("server failed: {e}"))
     });

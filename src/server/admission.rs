@@ -5,7 +5,7 @@
 //! `max_inflight_calls` (`server busy: N calls in flight`) or while more than
 //! `max_buffered_reply_bytes` wait on slow clients — never a queue; otherwise the
 //! call, with its request body bounded ([`RequestBody`]) and its reply body counted
-//! ([`ReplyBody`]): every data frame handed to hyper counts against the [`Budget`]
+//! (`ReplyBody`): every data frame handed to hyper counts against the [`Budget`]
 //! until its connection has written as many bytes, and starts the connection's stall
 //! clock until hyper asks for the next frame. Health checks and reflection have a
 //! pool of their own ([`MAX_EXEMPT_CALLS`]) so probes answer however busy the

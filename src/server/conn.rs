@@ -1,7 +1,7 @@
 //! One accepted connection: its state, and the IO wrapper hyper reads and writes.
 //!
 //! In: an accepted `TcpStream`. Out: a [`ConnIo`] for tonic's server, whose
-//! [`Connected::connect_info`] is the connection's shared [`ConnState`], so the
+//! [`Connected::connect_info`](tonic::transport::server::Connected::connect_info) is the connection's shared [`ConnState`], so the
 //! admission layer finds it in every request's extensions. The state records what
 //! the reaper and eviction decide on (activity, bytes read, calls in progress, the
 //! clocks of replies waiting on the client) and carries a kill switch: once killed,

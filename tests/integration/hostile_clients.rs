@@ -142,7 +142,7 @@ fn stall_limits() -> TransportLimits {
         max_connections: 16,
         max_inflight_calls: 64,
         max_buffered_reply_bytes: 16 << 20,
-        stall_timeout: Duration::from_secs(3),
+        stall_timeout: Duration::from_secs(4),
         ..TransportLimits::default()
     }
 }

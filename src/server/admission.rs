@@ -7,13 +7,16 @@
 //! call, with its request body bounded ([`RequestBody`]) and its reply body counted
 //! (`ReplyBody`): every data frame handed to hyper counts against the [`Budget`]
 //! until its connection has written as many bytes, and starts the connection's stall
-//! clock until hyper asks for the next frame. Health checks and reflection have a
-//! pool of their own ([`MAX_EXEMPT_CALLS`]) so probes answer however busy the
-//! registry is. Each call ends with one debug line: method, status, elapsed time
-//! (the method is copied only when debug logging is on).
+//! clock until hyper asks for the next frame. Health checks and reflection are
+//! exempt from those caps, so probes answer however busy the registry is: health
+//! checks are capped per connection only ([`MAX_HEALTH_CALLS_PER_CONNECTION`];
+//! kubelet and grpc_health_probe open a connection per probe, so no other client
+//! can use up a probe's share), reflection has a pool of its own
+//! ([`MAX_REFLECTION_CALLS`]). Each call ends with one debug line: method, status,
+//! elapsed time (the method is copied only when debug logging is on).
 
 use super::conn::{ConnInfo, ConnState, StallClock};
-use super::limits::MAX_EXEMPT_CALLS;
+use super::limits::{MAX_HEALTH_CALLS_PER_CONNECTION, MAX_REFLECTION_CALLS};
 use super::request::RequestBody;
 use bytes::{Buf, Bytes};
 use http_body::{Body, Frame, SizeHint};
@@ -32,7 +35,7 @@ pub struct Budget {
     limit: usize,
     calls: AtomicUsize,
     max_calls: usize,
-    exempt_calls: AtomicUsize,
+    reflection_calls: AtomicUsize,
 }
 
 /// Which pool a call belongs to.
@@ -40,19 +43,22 @@ pub struct Budget {
 pub enum Class {
     /// Registry calls: capped by `max_inflight_calls` and the byte budget.
     Counted,
-    /// Health and reflection: capped by [`MAX_EXEMPT_CALLS`] only.
-    Exempt,
+    /// Health checks: capped per connection only.
+    Health,
+    /// Reflection: capped by [`MAX_REFLECTION_CALLS`] only.
+    Reflection,
 }
 
 /// The pool of a gRPC method path.
 pub fn classify(path: &str) -> Class {
-    const EXEMPT: [&str; 3] = [
-        "/grpc.health.v1.Health/",
+    const REFLECTION: [&str; 2] = [
         "/grpc.reflection.v1.ServerReflection/",
         "/grpc.reflection.v1alpha.ServerReflection/",
     ];
-    if EXEMPT.iter().any(|p| path.starts_with(p)) {
-        Class::Exempt
+    if path.starts_with("/grpc.health.v1.Health/") {
+        Class::Health
+    } else if REFLECTION.iter().any(|p| path.starts_with(p)) {
+        Class::Reflection
     } else {
         Class::Counted
     }
@@ -67,18 +73,31 @@ pub enum Busy {
     /// The byte budget is spent.
     #[error("server busy: {0} bytes waiting on slow clients")]
     Bytes(usize),
+    /// The connection has too many health checks in flight.
+    #[error("server busy: {0} health checks in flight on this connection")]
+    HealthChecks(usize),
 }
 
 /// A call's place in its pool, given back on drop.
 #[derive(Debug)]
-pub struct Permit {
-    budget: Arc<Budget>,
-    class: Class,
+pub enum Permit {
+    /// A registry or reflection call.
+    Pooled(Arc<Budget>, Class),
+    /// A health check, counted on its connection (if known).
+    Health(Option<Arc<ConnState>>),
 }
 
 impl Drop for Permit {
     fn drop(&mut self) {
-        self.budget.pool(self.class).fetch_sub(1, Ordering::AcqRel);
+        match self {
+            Permit::Pooled(budget, class) => {
+                if let Some(pool) = budget.pool(*class) {
+                    pool.fetch_sub(1, Ordering::AcqRel);
+                }
+            }
+            Permit::Health(Some(conn)) => conn.health_check_ended(),
+            Permit::Health(None) => {}
+        }
     }
 }
 
@@ -90,14 +109,15 @@ impl Budget {
             limit,
             calls: AtomicUsize::new(0),
             max_calls,
-            exempt_calls: AtomicUsize::new(0),
+            reflection_calls: AtomicUsize::new(0),
         }
     }
 
-    fn pool(&self, class: Class) -> &AtomicUsize {
+    fn pool(&self, class: Class) -> Option<&AtomicUsize> {
         match class {
-            Class::Counted => &self.calls,
-            Class::Exempt => &self.exempt_calls,
+            Class::Counted => Some(&self.calls),
+            Class::Reflection => Some(&self.reflection_calls),
+            Class::Health => None,
         }
     }
 
@@ -134,27 +154,36 @@ impl Budget {
             .is_ok()
     }
 
-    /// A place for one call of `class`, or why there is none.
-    pub fn admit(self: &Arc<Self>, class: Class) -> Result<Permit, Busy> {
-        let max = match class {
+    /// A place for one call of `class` on `conn`, or why there is none.
+    pub fn admit(
+        self: &Arc<Self>,
+        class: Class,
+        conn: Option<&Arc<ConnState>>,
+    ) -> Result<Permit, Busy> {
+        let (pool, max) = match class {
+            Class::Health => {
+                return match conn {
+                    Some(conn) => conn
+                        .try_start_health_check(MAX_HEALTH_CALLS_PER_CONNECTION)
+                        .map(|()| Permit::Health(Some(conn.clone())))
+                        .map_err(Busy::HealthChecks),
+                    None => Ok(Permit::Health(None)),
+                };
+            }
             Class::Counted => {
                 let used = self.used();
                 if used > self.limit {
                     return Err(Busy::Bytes(used));
                 }
-                self.max_calls
+                (&self.calls, self.max_calls)
             }
-            Class::Exempt => MAX_EXEMPT_CALLS,
+            Class::Reflection => (&self.reflection_calls, MAX_REFLECTION_CALLS),
         };
-        self.pool(class)
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < max).then_some(n + 1)
-            })
-            .map_err(Busy::Calls)?;
-        Ok(Permit {
-            budget: self.clone(),
-            class,
+        pool.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < max).then_some(n + 1)
         })
+        .map_err(Busy::Calls)?;
+        Ok(Permit::Pooled(self.clone(), class))
     }
 }
 
@@ -214,7 +243,7 @@ where
         // nothing is copied on the request path unless debug logging is on
         let method =
             tracing::enabled!(tracing::Level::DEBUG).then(|| request.uri().path().to_string());
-        let permit = match self.budget.admit(class) {
+        let permit = match self.budget.admit(class, conn.as_ref()) {
             Ok(permit) => permit,
             Err(busy) => {
                 if let Some(method) = method {
@@ -226,7 +255,7 @@ where
         };
         let mut guard = CallGuard::new(permit, conn.clone(), method, start);
         let budget = self.budget.clone();
-        let awaits_message = class == Class::Counted;
+        let awaits_message = class != Class::Reflection;
         let request = request.map(|body| {
             tonic::body::Body::new(RequestBody::new(body, budget, conn, awaits_message))
         });
@@ -369,18 +398,40 @@ mod tests {
     #[test]
     fn calls_beyond_the_cap_are_refused_and_permits_come_back() {
         let budget = Arc::new(Budget::new(100, 2));
-        let a = budget.admit(Class::Counted).expect("first");
-        let _b = budget.admit(Class::Counted).expect("second");
+        let a = budget.admit(Class::Counted, None).expect("first");
+        let _b = budget.admit(Class::Counted, None).expect("second");
         assert_eq!(
-            budget.admit(Class::Counted).map(|_| ()),
+            budget.admit(Class::Counted, None).map(|_| ()),
             Err(Busy::Calls(2))
         );
-        let probe = budget
-            .admit(Class::Exempt)
-            .expect("probes have their own pool");
+        let reflection = budget
+            .admit(Class::Reflection, None)
+            .expect("reflection has its own pool");
         drop(a);
-        drop(probe);
-        assert!(budget.admit(Class::Counted).is_ok());
+        drop(reflection);
+        assert!(budget.admit(Class::Counted, None).is_ok());
+    }
+
+    #[test]
+    fn health_checks_are_capped_per_connection_only() {
+        let budget = Arc::new(Budget::new(100, 1));
+        budget.add(1000);
+        let conn = Arc::new(ConnState::new(1, None, budget.clone()));
+        let other = Arc::new(ConnState::new(2, None, budget.clone()));
+        let held: Vec<_> = (0..MAX_HEALTH_CALLS_PER_CONNECTION)
+            .map(|_| {
+                budget
+                    .admit(Class::Health, Some(&conn))
+                    .expect("within the cap")
+            })
+            .collect();
+        assert_eq!(
+            budget.admit(Class::Health, Some(&conn)).map(|_| ()),
+            Err(Busy::HealthChecks(MAX_HEALTH_CALLS_PER_CONNECTION))
+        );
+        assert!(budget.admit(Class::Health, Some(&other)).is_ok());
+        drop(held);
+        assert!(budget.admit(Class::Health, Some(&conn)).is_ok());
     }
 
     #[test]
@@ -388,10 +439,11 @@ mod tests {
         let budget = Arc::new(Budget::new(100, 8));
         budget.add(101);
         assert_eq!(
-            budget.admit(Class::Counted).map(|_| ()),
+            budget.admit(Class::Counted, None).map(|_| ()),
             Err(Busy::Bytes(101))
         );
-        assert!(budget.admit(Class::Exempt).is_ok());
+        assert!(budget.admit(Class::Reflection, None).is_ok());
+        assert!(budget.admit(Class::Health, None).is_ok());
         assert!(!budget.try_reserve(1));
         budget.sub(50);
         assert!(budget.try_reserve(49));
@@ -399,11 +451,11 @@ mod tests {
     }
 
     #[test]
-    fn health_and_reflection_are_exempt() {
-        assert_eq!(classify("/grpc.health.v1.Health/Check"), Class::Exempt);
+    fn health_and_reflection_have_pools_of_their_own() {
+        assert_eq!(classify("/grpc.health.v1.Health/Check"), Class::Health);
         assert_eq!(
             classify("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"),
-            Class::Exempt
+            Class::Reflection
         );
         assert_eq!(classify("/api.Registry/ListBundles"), Class::Counted);
         assert_eq!(classify("/grpc.health.v1.HealthX/Check"), Class::Counted);

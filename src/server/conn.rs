@@ -72,6 +72,7 @@ pub struct ConnState {
     last_activity_ms: AtomicU64,
     bytes_read: AtomicU64,
     active_calls: AtomicUsize,
+    health_checks: AtomicUsize,
     /// Reply bytes handed to hyper and not yet written to the socket (with [`CLOSED`]).
     unsent: AtomicUsize,
     clocks: Mutex<Vec<Arc<StallClock>>>,
@@ -91,6 +92,7 @@ impl ConnState {
             last_activity_ms: AtomicU64::new(now),
             bytes_read: AtomicU64::new(0),
             active_calls: AtomicUsize::new(0),
+            health_checks: AtomicUsize::new(0),
             unsent: AtomicUsize::new(0),
             clocks: Mutex::new(Vec::new()),
             killed: AtomicBool::new(false),
@@ -113,6 +115,20 @@ impl ConnState {
 
     fn touch(&self) {
         self.last_activity_ms.store(now_ms(), Ordering::Relaxed);
+    }
+
+    /// Counts one more health check in flight, unless `max` are; then how many are.
+    pub fn try_start_health_check(&self, max: usize) -> Result<(), usize> {
+        self.health_checks
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .map(|_| ())
+    }
+
+    /// A health check ended.
+    pub fn health_check_ended(&self) {
+        self.health_checks.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// Calls in progress.

@@ -45,9 +45,13 @@ pub const MAX_LOCAL_ERROR_RESETS: usize = 1024;
 /// Largest request header list accepted (hyper's default, set explicitly).
 pub const MAX_HEADER_LIST_BYTES: u32 = 16 * 1024;
 
-/// Health and reflection calls in flight at once. They bypass the admission caps so
-/// probes always answer, but have their own cap (they are tiny in practice).
-pub const MAX_EXEMPT_CALLS: usize = 64;
+/// Reflection calls in flight at once. They bypass the registry's caps (so a person
+/// can still look at a busy server) but have their own.
+pub const MAX_REFLECTION_CALLS: usize = 64;
+
+/// Health checks in flight at once on one connection. Health checks bypass every
+/// global cap: probes open a connection each, so no other client can use up theirs.
+pub const MAX_HEALTH_CALLS_PER_CONNECTION: usize = 8;
 
 /// Bytes h2 buffers per stream beyond the peer's flow-control window before hyper
 /// stops polling the reply (hyper's default; tonic does not expose it).
@@ -66,7 +70,7 @@ pub const ENCODE_CHUNK: u64 = 32 * 1024;
 /// client that stopped reading):
 ///
 /// ```text
-///   2·B + (C + E)·(S + L + 32 KiB + W) + N·P + G·I
+///   2·B + (C + R)·(S + L + 32 KiB + W) + N·(P + 8·H) + G·I
 /// ```
 ///
 /// - `B` = `max_buffered_reply_bytes`. Reply bytes handed to hyper and not yet
@@ -75,7 +79,7 @@ pub const ENCODE_CHUNK: u64 = 32 * 1024;
 ///   message over [`SMALL_REQUEST`] reserves its declared length against the same
 ///   counter and is refused beyond it: request data buffered is at most
 ///   `B + (C + E)·16 KiB` (the small term is left out of the formula).
-/// - `C` = `max_inflight_calls`, `E` = [`MAX_EXEMPT_CALLS`] (health, reflection).
+/// - `C` = `max_inflight_calls`, `R` = [`MAX_REFLECTION_CALLS`].
 /// - `S` = [`H2_SEND_BUFFER`] (400 KiB): what h2 queues per stream before hyper stops
 ///   polling a reply; `L + 32 KiB` ([`ENCODE_CHUNK`]): the largest frame tonic hands
 ///   over. `L` is the catalog's largest reply: at most
@@ -85,13 +89,15 @@ pub const ENCODE_CHUNK: u64 = 32 * 1024;
 /// - `W` = [`STREAM_RECEIVE_WINDOW`] (64 KiB): request data a call in flight can have
 ///   pushed that its handler has not read (a refused call's body is dropped at once).
 /// - `N` = `max_connections`, `P` ≈ 20 KiB of connection state (hyper, h2, the
-///   socket; 16 KiB measured per idle HTTP/2 connection, over 2,000 of them).
+///   socket; 16 KiB measured per idle HTTP/2 connection, over 2,000 of them);
+///   `8·H`: [`MAX_HEALTH_CALLS_PER_CONNECTION`] health checks, whose replies are a
+///   few bytes, each holding `H` ≈ 4 KiB of stream state (an estimate, not measured).
 /// - `G·I`: a stalled reply pins the snapshot it started on until `stall_timeout`
 ///   (+1 s) closes its connection, so the indexes of the generations published
 ///   within the last `stall_timeout` may stay alive (`G` = 1 without reloads).
 ///
 /// With the defaults (`B` 64 MiB, `C` 512, `N` 1024) and `L` = 1 MiB that is
-/// 128 MiB + 576 × 1.5 MiB + 1024 × 20 KiB ≈ 1 GiB in the worst case; the attack of
+/// 128 MiB + 576 × 1.5 MiB + 1024 × 52 KiB ≈ 1 GiB in the worst case; the attack of
 /// 10,000 unread ListBundles streams on one connection holds a few MiB (100 streams
 /// are open at a time, the rest wait client-side).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -148,12 +154,14 @@ impl TransportLimits {
     /// catalog whose largest reply is `largest_reply` bytes.
     pub fn memory_bound(&self, largest_reply: u64) -> u64 {
         const PER_CONNECTION: u64 = 20 * 1024;
-        let calls = (self.max_inflight_calls + MAX_EXEMPT_CALLS) as u64;
+        const PER_HEALTH_CHECK: u64 = 4 * 1024;
+        let calls = (self.max_inflight_calls + MAX_REFLECTION_CALLS) as u64;
         let per_call =
             H2_SEND_BUFFER + largest_reply + ENCODE_CHUNK + u64::from(STREAM_RECEIVE_WINDOW);
         2 * self.max_buffered_reply_bytes as u64
             + calls * per_call
-            + self.max_connections as u64 * PER_CONNECTION
+            + self.max_connections as u64
+                * (PER_CONNECTION + MAX_HEALTH_CALLS_PER_CONNECTION as u64 * PER_HEALTH_CHECK)
     }
 }
 

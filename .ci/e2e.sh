@@ -561,6 +561,15 @@ expect("entries (package, channel, bundle, replaces), sorted", entries(), [
     ("example-operator", "stable", "example-operator.v1.0.0", "example-operator.v0.2.0")])
 PY
 
+expect_ok "GetChannelEntriesThatReplace of \"\" (entries that replace nothing)" api.Registry/GetChannelEntriesThatReplace \
+    -d '{"csvName": ""}' <<'PY'
+expect("entries (package, channel, bundle, replaces), sorted", entries(), [
+    ("example-dependency", "stable", "example-dependency.v1.0.0", ""),
+    ("example-operator", "alpha", "example-operator.v0.1.0", ""),
+    ("example-operator", "beta", "example-operator.v0.2.0", ""),
+    ("example-operator", "stable", "example-operator.v0.2.0", "")])
+PY
+
 expect_err "GetChannelEntriesThatReplace of an unknown bundle" Unknown 'no channel entries found that replace nope' \
     api.Registry/GetChannelEntriesThatReplace -d '{"csvName": "nope"}'
 

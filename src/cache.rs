@@ -41,6 +41,9 @@ use bytes::Bytes;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// Part of the cache key: bump it whenever the cached index's content changes for
+/// the same catalog (v3: GetChannelEntriesThatReplace answers `csvName: ""`, and
+/// the key covers the catalog digest of `source::digest`).
 const FORMAT: &str = "fbc-registry index cache v3";
 /// Our subdirectory of the cache directory.
 pub const SUBDIR: &str = "fbc-registry.v1";

@@ -144,6 +144,9 @@ pub struct ServeArgs {
     /// Parsing limits and the load timeout.
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Connection, call and memory limits against hostile or broken clients.
+    #[command(flatten)]
+    pub transport: crate::server::TransportArgs,
 }
 
 impl ServeArgs {
@@ -471,7 +474,8 @@ async fn run_server(
         );
     }
     let _reload = reload;
-    crate::server::serve(listener, catalog, shutdown_signal())
+    let limits = crate::server::limits::fit_fd_limit(args.transport.limits());
+    crate::server::serve(listener, catalog, limits, shutdown_signal())
         .await
         .map_err(|e| format!("server failed: {e}"))
 }

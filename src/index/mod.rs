@@ -22,6 +22,7 @@ pub use persist::DecodeError;
 use crate::api;
 use crate::arena::Arena;
 use crate::model::{self, Model};
+use crate::service::echo::{name_bare, name_quoted};
 use crate::service::wire::Reply;
 use bytes::Bytes;
 use prost::Message;
@@ -116,32 +117,49 @@ pub struct Index {
     stats: Stats,
 }
 
-/// Why a registry query has no answer. Messages follow the reference's wording.
+/// Why a registry query has no answer. Messages follow the reference's wording;
+/// names longer than [`REFERENCE_ECHO_LEN`](crate::service::echo::REFERENCE_ECHO_LEN) bytes (none a catalog holds) are
+/// cut to a short prefix, so a client never gets its input back whole.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
     /// No such package.
-    #[error("package {0:?} not found")]
+    #[error("package {} not found", name_quoted(.0))]
     PackageNotFound(String),
     /// No such package (GetBundleThatReplaces words it without quotes).
-    #[error("package {0} not found")]
+    #[error("package {} not found", name_bare(.0))]
     PackageNotFoundUnquoted(String),
     /// No such channel.
-    #[error("package {0:?}, channel {1:?} not found")]
+    #[error("package {}, channel {} not found", name_quoted(.0), name_quoted(.1))]
     ChannelNotFound(String, String),
     /// No such bundle in the channel.
-    #[error("package {0:?}, channel {1:?}, bundle {2:?} not found")]
+    #[error(
+        "package {}, channel {}, bundle {} not found",
+        name_quoted(.0),
+        name_quoted(.1),
+        name_quoted(.2)
+    )]
     BundleNotFound(String, String, String),
     /// Nothing in the channel replaces or skips the bundle.
-    #[error("no entry found for package {0:?}, channel {1:?}")]
+    #[error("no entry found for package {}, channel {}", name_quoted(.0), name_quoted(.1))]
     NoReplacement(String, String),
     /// Nothing replaces or skips the name.
-    #[error("no channel entries found that replace {0}")]
+    #[error("no channel entries found that replace {}", name_bare(.0))]
     NothingReplaces(String),
     /// Nothing provides the API.
-    #[error("no channel entries found that provide group:{0:?} version:{1:?} kind:{2:?}")]
+    #[error(
+        "no channel entries found that provide group:{} version:{} kind:{}",
+        name_quoted(.0),
+        name_quoted(.1),
+        name_quoted(.2)
+    )]
     NothingProvides(String, String, String),
     /// No default-channel head provides the API.
-    #[error("no entry found that provides group:{0:?} version:{1:?} kind:{2:?}")]
+    #[error(
+        "no entry found that provides group:{} version:{} kind:{}",
+        name_quoted(.0),
+        name_quoted(.1),
+        name_quoted(.2)
+    )]
     NoDefaultProvider(String, String, String),
 }
 
@@ -557,6 +575,7 @@ impl Index {
     }
 
     /// `GetChannelEntriesThatReplace`, in ListBundles copy order (see the crate docs).
+    /// `name == ""` answers every entry whose `replaces` is empty, as the reference does.
     pub fn entries_that_replace(&self, name: &str) -> Result<&[Bytes], QueryError> {
         self.replaced_by
             .get(name)
@@ -655,12 +674,12 @@ fn replace_and_provide(model: &Model, order: &CopyOrder) -> ReplaceProvide {
         let entry = &package.channels[ci].entries[ei];
         let own = entry_bytes(&mut arena, pkg, channel, bundle, &entry.replaces);
         let skips = || entry.skips.iter().filter(|s| **s != entry.replaces);
-        if !entry.replaces.is_empty() {
-            replaced_by
-                .entry(&entry.replaces)
-                .or_default()
-                .push(own.clone());
-        }
+        // an empty `replaces` is a key too: the reference answers csvName "" with
+        // every entry that replaces nothing (opm v1.26 to v1.73)
+        replaced_by
+            .entry(&entry.replaces)
+            .or_default()
+            .push(own.clone());
         for skip in skips() {
             replaced_by.entry(skip).or_default().push(own.clone());
         }

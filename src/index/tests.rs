@@ -46,6 +46,7 @@ fn answers(ix: &Index) -> Vec<Vec<u8>> {
         "etcdoperator.v0.9.0",
         "etcdoperator.v0.9.1",
         "x",
+        "",
     ] {
         lists.push(
             ix.entries_that_replace(name)
@@ -257,4 +258,53 @@ proptest::proptest! {
         let written = super::entry_bytes(&mut arena, &package, &channel, &bundle, &replaces);
         proptest::prop_assert_eq!(&written[..], &expected[..]);
     }
+}
+
+#[test]
+fn replacing_nothing_lists_every_entry_with_an_empty_replaces_in_copy_order() {
+    let ix = fixture_index("catalog-b");
+    let entries: Vec<crate::api::ChannelEntry> = ix
+        .entries_that_replace("")
+        .expect("entries that replace nothing")
+        .iter()
+        .map(|b| prost::Message::decode(b.clone()).expect("decode"))
+        .collect();
+    let entry = |channel: &str, bundle: &str| crate::api::ChannelEntry {
+        package_name: "cockroachdb".into(),
+        channel_name: channel.into(),
+        bundle_name: bundle.into(),
+        replaces: String::new(),
+    };
+    assert_eq!(
+        entries,
+        [
+            entry("stable-5.x", "cockroachdb.v5.0.3"),
+            entry("stable-v6.x", "cockroachdb.v6.0.0"),
+        ]
+    );
+}
+
+#[test]
+fn query_errors_echo_catalog_sized_names_whole_and_longer_ones_cut() {
+    let ix = fixture_index("catalog-b");
+    let name = "n".repeat(256);
+    let Err(e) = ix.package_reply(&name) else {
+        panic!("no such package")
+    };
+    assert_eq!(e.to_string(), format!("package \"{name}\" not found"));
+    let long = "n".repeat(4096);
+    let Err(e) = ix.entries_that_replace(&long) else {
+        panic!("nothing replaces it")
+    };
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "no channel entries found that replace {}… (4096 bytes)",
+            "n".repeat(64)
+        )
+    );
+    let Err(e) = ix.bundle("cockroachdb", &long, "b") else {
+        panic!("no such channel")
+    };
+    assert!(e.to_string().len() < 200, "{e}");
 }

@@ -6,6 +6,7 @@
 //! as in the reference (its clients match on it); malformed requests are
 //! InvalidArgument.
 
+pub mod echo;
 pub mod health;
 pub mod structs;
 pub mod wire;
@@ -268,17 +269,18 @@ impl generated::experimental_registry_server::ExperimentalRegistry for Experimen
         if r.schema.is_empty() {
             return Err(Status::invalid_argument("schema is required"));
         }
+        check_len(&[("schema", &r.schema), ("packageName", &r.package_name)])?;
         let rule = "must match ^[a-zA-Z0-9][a-zA-Z0-9._-]*$";
         if !crate::model::is_valid_meta_key(&r.schema) {
             return Err(Status::invalid_argument(format!(
-                "invalid custom schema query: invalid schema {:?}: {rule}",
-                r.schema
+                "invalid custom schema query: invalid schema {}: {rule}",
+                echo::name_quoted(&r.schema)
             )));
         }
         if !r.package_name.is_empty() && !crate::model::is_valid_meta_key(&r.package_name) {
             return Err(Status::invalid_argument(format!(
-                "invalid custom schema query: invalid packageName {:?}: {rule}",
-                r.package_name
+                "invalid custom schema query: invalid packageName {}: {rule}",
+                echo::name_quoted(&r.package_name)
             )));
         }
         let snap = snapshot(&self.catalog)?;

@@ -424,6 +424,28 @@ async fn catalog_b_serves_deprecations() {
             replaces: s("cockroachdb.v5.0.3"),
         }]
     );
+
+    // csvName "": every entry that replaces nothing (opm v1.26–v1.73), in ListBundles order
+    let nothing = collect(
+        c.get_channel_entries_that_replace(api::GetAllReplacementsRequest { csv_name: s("") })
+            .await
+            .expect("csvName \"\" is answered")
+            .into_inner(),
+    )
+    .await;
+    let first = |channel: &str, bundle: &str| api::ChannelEntry {
+        package_name: s("cockroachdb"),
+        channel_name: s(channel),
+        bundle_name: s(bundle),
+        replaces: s(""),
+    };
+    assert_eq!(
+        nothing,
+        [
+            first("stable-5.x", "cockroachdb.v5.0.3"),
+            first("stable-v6.x", "cockroachdb.v6.0.0")
+        ]
+    );
 }
 
 #[tokio::test]

@@ -3,6 +3,7 @@
 use fbc_registry::api::registry_client::RegistryClient;
 use fbc_registry::api::{self};
 use fbc_registry::reload::{ReloadConfig, ReloadHandle};
+use fbc_registry::server::TransportLimits;
 use fbc_registry::snapshot::{Catalog, Publisher};
 use std::path::{Path, PathBuf};
 use tokio::sync::oneshot;
@@ -57,6 +58,24 @@ impl TestServer {
     }
 
     pub async fn serve(publisher: Publisher, catalog: Catalog) -> TestServer {
+        Self::serve_with(publisher, catalog, TransportLimits::default()).await
+    }
+
+    /// Loads `dir` and serves it under `limits`.
+    pub async fn start_with(dir: &Path, limits: TransportLimits) -> TestServer {
+        let index = fbc_registry::catalog::load(dir, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()))
+            .index;
+        let (mut publisher, catalog) = Publisher::new();
+        publisher.publish(index);
+        Self::serve_with(publisher, catalog, limits).await
+    }
+
+    pub async fn serve_with(
+        publisher: Publisher,
+        catalog: Catalog,
+        limits: TransportLimits,
+    ) -> TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
@@ -64,7 +83,7 @@ impl TestServer {
         let (tx, rx) = oneshot::channel();
         let c = catalog.clone();
         let task = tokio::spawn(async move {
-            fbc_registry::server::serve(listener, c, async {
+            fbc_registry::server::serve(listener, c, limits, async {
                 let _ = rx.await;
             })
             .await

@@ -3,11 +3,17 @@
 //! One binary, one module per concern:
 //! - `conformance`: the reference project's own expectations (spec §7.1–§7.5);
 //! - `reload`: hot reload from file changes, keep-last-good, consistency under reloads;
-//! - `server`: health, reflection, status codes, request limits, startup rules.
+//! - `server`: health, reflection, status codes, request limits, startup rules;
+//! - `hostile_catalogs`: each hostile catalog file refused while the last good
+//!   catalog serves; the cache rewritten by a reload;
+//! - `cli`: the real binary: errors printed once, `--debug`, JSON diagnostics;
+//! - `hostile_clients`: unread streams, idle and silent connections, huge requests,
+//!   shutdown with a stalled stream, the fd limit.
 
 mod cli;
 mod conformance;
 mod harness;
 mod hostile_catalogs;
+mod hostile_clients;
 mod reload;
 mod server;

@@ -4,15 +4,14 @@
 //! and a [`LoadReport`] of counts, timings and warnings), or every problem found as
 //! [`Diagnostic`]s in a stable order.
 //!
-//! [`load_within`] runs a load on a thread of its own with a deadline: a catalog
-//! on a file system that hangs (a stuck network mount) fails like an invalid one,
-//! instead of freezing the caller.
+//! A load has no deadline of its own: callers set one (see [`crate::deadline`]) and
+//! report a miss with [`timeout_diagnostic`].
 
 use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::index::{Index, Stats};
 use crate::source::{CatalogDigest, ParseLimits};
 use crate::{model, source};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// How a catalog is loaded.
@@ -115,24 +114,6 @@ pub fn load(root: &Path, options: &LoadOptions) -> Result<LoadedCatalog, Vec<Dia
     Ok(LoadedCatalog { index, report })
 }
 
-/// [`load`] with a deadline (see [`crate::deadline`]): a load still running after
-/// `timeout` fails with a [`Kind::Timeout`] diagnostic.
-pub fn load_within(
-    root: &Path,
-    options: &LoadOptions,
-    timeout: Duration,
-) -> Result<LoadedCatalog, LoadFailure> {
-    let owned: PathBuf = root.to_path_buf();
-    let options = *options;
-    match crate::deadline::run("catalog-load", timeout, move || load(&owned, &options)) {
-        Ok(result) => result.map_err(LoadFailure::Invalid),
-        Err(overdue) => Err(LoadFailure::TimedOut(Box::new(TimedOut {
-            diagnostic: timeout_diagnostic(root, timeout),
-            overdue,
-        }))),
-    }
-}
-
 /// The diagnostic of a load that missed its deadline.
 pub fn timeout_diagnostic(root: &Path, timeout: Duration) -> Diagnostic {
     Diagnostic::new(
@@ -145,33 +126,6 @@ pub fn timeout_diagnostic(root: &Path, timeout: Duration) -> Diagnostic {
     )
 }
 
-/// Why [`load_within`] returned no catalog.
-#[derive(Debug)]
-pub enum LoadFailure {
-    /// The catalog is invalid (or unreadable): every problem found.
-    Invalid(Vec<Diagnostic>),
-    /// The load did not finish in time; its thread may still be running.
-    TimedOut(Box<TimedOut>),
-}
-
-/// A load that missed its deadline.
-#[derive(Debug)]
-pub struct TimedOut {
-    /// What to report.
-    pub diagnostic: Diagnostic,
-    /// The load's thread.
-    pub overdue: crate::deadline::Overdue,
-}
-
-impl LoadFailure {
-    /// The diagnostics to report.
-    pub fn diagnostics(&self) -> &[Diagnostic] {
-        match self {
-            LoadFailure::Invalid(d) => d,
-            LoadFailure::TimedOut(t) => std::slice::from_ref(&t.diagnostic),
-        }
-    }
-}
 /// Warnings for replies too large for Go clients' default receive limit.
 pub fn oversize_warnings(index: &Index) -> Vec<String> {
     index

@@ -200,7 +200,15 @@ pub fn main() -> ExitCode {
 
 fn validate(args: &ValidateArgs) -> ExitCode {
     let options = args.limits.load_options();
-    let result = catalog::load_within(&args.dir, &options, args.limits.load_timeout);
+    let missed = catalog::timeout_diagnostic(&args.dir, args.limits.load_timeout);
+    let output = args.output;
+    let dir = args.dir.clone();
+    let watchdog = crate::deadline::Watchdog::start(args.limits.load_timeout, move || {
+        print_invalid(&dir, output, std::slice::from_ref(&missed));
+        std::process::exit(1);
+    });
+    let result = catalog::load(&args.dir, &options);
+    drop(watchdog);
     match (result, args.output) {
         (Ok(loaded), Output::Text) => {
             let s = &loaded.report.stats;
@@ -235,19 +243,23 @@ fn validate(args: &ValidateArgs) -> ExitCode {
             );
             ExitCode::SUCCESS
         }
-        (Err(failure), Output::Text) => {
-            let errors = failure.diagnostics();
+        (Err(errors), output) => {
+            print_invalid(&args.dir, output, &errors);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints what `validate` found wrong.
+fn print_invalid(dir: &Path, output: Output, errors: &[Diagnostic]) {
+    match output {
+        Output::Text => {
             for e in errors {
                 println!("{e}");
             }
-            eprintln!("{}: invalid: {} error(s)", args.dir.display(), errors.len());
-            ExitCode::FAILURE
+            eprintln!("{}: invalid: {} error(s)", dir.display(), errors.len());
         }
-        (Err(failure), Output::Json) => {
-            let errors = failure.diagnostics();
-            println!("{}", serde_json::json!({"valid": false, "errors": errors}));
-            ExitCode::FAILURE
-        }
+        Output::Json => println!("{}", serde_json::json!({"valid": false, "errors": errors})),
     }
 }
 
@@ -343,30 +355,31 @@ enum StartFailure {
     Reason(String),
 }
 
-/// The first load: through the cache when one is configured, within the load timeout.
+/// The first load: through the cache when one is configured. A load still
+/// running after `--load-timeout` ends the process as an invalid catalog would
+/// (exit 1, the reason in the termination log).
 fn first_load(args: &ServeArgs) -> Result<LoadedCatalog, StartFailure> {
     let options = args.limits.load_options();
-    let timeout = args.limits.load_timeout;
-    let dir = args.dir.clone();
-    let overdue =
-        |_| StartFailure::Diagnostics(vec![catalog::timeout_diagnostic(&args.dir, timeout)]);
+    let missed = format!(
+        "cannot serve {}: {}",
+        args.dir.display(),
+        catalog::timeout_diagnostic(&args.dir, args.limits.load_timeout)
+    );
+    let log = args.termination_log.clone();
+    let _watchdog = crate::deadline::Watchdog::start(args.limits.load_timeout, move || {
+        tracing::error!("{missed}");
+        write_termination_log(&log, &missed);
+        std::process::exit(1);
+    });
     if args.cache_dir.is_empty() {
-        return crate::deadline::run("catalog-load", timeout, move || {
-            catalog::load(&dir, &options)
-        })
-        .map_err(overdue)?
-        .map_err(StartFailure::Diagnostics);
+        return catalog::load(&args.dir, &options).map_err(StartFailure::Diagnostics);
     }
     let cfg = crate::cache::CacheConfig {
         dir: PathBuf::from(&args.cache_dir),
         enforce_integrity: args.enforce_integrity(),
         must_write: args.cache_only,
     };
-    let loaded = crate::deadline::run("catalog-load", timeout, move || {
-        crate::cache::load(&dir, &cfg, &options)
-    })
-    .map_err(overdue)?;
-    let cached = match loaded {
+    let cached = match crate::cache::load(&args.dir, &cfg, &options) {
         Ok(cached) => cached,
         Err(crate::cache::CacheError::Catalog(d)) => return Err(StartFailure::Diagnostics(d)),
         Err(other) => return Err(StartFailure::Reason(other.to_string())),

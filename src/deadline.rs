@@ -1,15 +1,56 @@
-//! Work with a deadline, on a thread of its own.
+//! Deadlines for work that may block in the kernel.
 //!
-//! In: a closure and a timeout. Out: its result, or an [`Overdue`] handle when it
-//! has not finished in time. Used for catalog loads: reading a catalog on a file
-//! system that stops answering (a hung network mount) must fail like an invalid
-//! catalog instead of freezing the server's reload or start, and a thread blocked
-//! in the kernel cannot be cancelled, only left behind. The caller keeps the
-//! [`Overdue`] handle to avoid piling up more such threads.
+//! Reading a catalog on a file system that stops answering (a hung network mount)
+//! blocks a thread, and a thread blocked in the kernel cannot be cancelled, only
+//! left behind. Two tools:
+//!
+//! - [`Watchdog`]: a timer thread that runs an action (report and exit) if the work
+//!   on the current thread has not finished in time. For the first load and for
+//!   `validate`, where missing the deadline ends the process anyway: the work keeps
+//!   the thread (and allocator heap) it would have had without a deadline.
+//! - [`Overdue`]: the handle of a worker thread that missed its deadline, so a caller
+//!   (the reload loop) can refuse to start another while it still runs and stuck
+//!   threads never pile up.
 
+use std::sync::mpsc;
 use std::time::Duration;
 
-/// A run that missed its deadline; its thread may still be running.
+/// Runs an action unless dropped within its timeout.
+#[derive(Debug)]
+pub struct Watchdog {
+    cancel: Option<mpsc::Sender<()>>,
+}
+
+impl Watchdog {
+    /// Starts a watchdog that calls `on_expiry` after `timeout` unless dropped first.
+    /// If no timer thread can be started, there is no deadline (a warning is logged).
+    pub fn start(timeout: Duration, on_expiry: impl FnOnce() + Send + 'static) -> Watchdog {
+        let (cancel, cancelled) = mpsc::channel::<()>();
+        let spawned = std::thread::Builder::new()
+            .name("load-watchdog".into())
+            .spawn(move || {
+                if let Err(mpsc::RecvTimeoutError::Timeout) = cancelled.recv_timeout(timeout) {
+                    on_expiry();
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "cannot start the load watchdog; the load has no deadline");
+        }
+        Watchdog {
+            cancel: Some(cancel),
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        if let Some(cancel) = self.cancel.take() {
+            let _ = cancel.send(());
+        }
+    }
+}
+
+/// A worker thread that missed its deadline; it may still be running.
 #[derive(Debug)]
 pub struct Overdue {
     thread: std::thread::JoinHandle<()>,
@@ -29,72 +70,29 @@ impl Overdue {
     }
 }
 
-/// Runs `work` on a new thread named `name` and waits at most `timeout` for it.
-/// If no thread can be started, `work` runs on the calling thread, without a
-/// deadline.
-pub fn run<R: Send + 'static>(
-    name: &str,
-    timeout: Duration,
-    work: impl FnOnce() -> R + Send + 'static,
-) -> Result<R, Overdue> {
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    // The closure is shared so that it can still run here if spawning fails.
-    let work = std::sync::Arc::new(std::sync::Mutex::new(Some(work)));
-    let shared = work.clone();
-    let spawned = std::thread::Builder::new()
-        .name(name.to_string())
-        .spawn(move || {
-            let taken = shared.lock().ok().and_then(|mut w| w.take());
-            if let Some(work) = taken {
-                let _ = tx.send(work());
-            }
-        });
-    let thread = match spawned {
-        Ok(thread) => thread,
-        Err(_) => {
-            let taken = work.lock().ok().and_then(|mut w| w.take());
-            return match taken {
-                Some(work) => Ok(work()),
-                // unreachable: the thread never started, so it took nothing
-                None => Err(Overdue {
-                    thread: std::thread::spawn(|| {}),
-                    timeout,
-                }),
-            };
-        }
-    };
-    match rx.recv_timeout(timeout) {
-        Ok(result) => Ok(result),
-        // Disconnected: the work panicked (the panic hook printed it); treat it as
-        // never finishing, which the caller reports.
-        Err(_) => Err(Overdue { thread, timeout }),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
 
     #[test]
-    fn a_quick_run_returns_its_result() {
-        assert_eq!(run("t", Duration::from_secs(5), || 42).ok(), Some(42));
+    fn a_watchdog_dropped_in_time_does_nothing() {
+        let fired = Arc::new(AtomicBool::new(false));
+        let flag = fired.clone();
+        drop(Watchdog::start(Duration::from_millis(50), move || {
+            flag.store(true, Ordering::SeqCst)
+        }));
+        std::thread::sleep(Duration::from_millis(150));
+        assert!(!fired.load(Ordering::SeqCst));
     }
 
     #[test]
-    fn a_run_past_its_deadline_is_overdue_and_its_thread_runs_on() {
-        let (tx, rx) = std::sync::mpsc::channel::<()>();
-        let overdue = run("t", Duration::from_millis(50), move || {
-            let _ = rx.recv();
-        })
-        .expect_err("overdue");
-        assert!(!overdue.is_finished());
-        drop(tx);
-        for _ in 0..200 {
-            if overdue.is_finished() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        panic!("the thread did not end once unblocked");
+    fn a_watchdog_kept_past_its_timeout_fires() {
+        let (tx, rx) = mpsc::channel();
+        let _dog = Watchdog::start(Duration::from_millis(20), move || {
+            let _ = tx.send(());
+        });
+        assert!(rx.recv_timeout(Duration::from_secs(10)).is_ok());
     }
 }

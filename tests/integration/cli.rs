@@ -138,3 +138,27 @@ async fn debug_logs_our_calls_but_not_http2_frames() {
         "HTTP/2 internals leaked into --debug output:\n{stderr}"
     );
 }
+
+#[test]
+fn a_first_load_past_its_deadline_exits_1_with_the_reason() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let log = tmp.path().join("termination-log");
+    let out = Command::new(BIN)
+        .args(["serve", "--watch=false", "--load-timeout=1ns", "-t"])
+        .arg(&log)
+        .arg(fixture("catalog-a"))
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let reason = std::fs::read_to_string(&log).expect("termination log");
+    assert!(reason.contains("did not load within"), "{reason}");
+    let out = Command::new(BIN)
+        .args(["validate", "-o", "json", "--load-timeout=1ns"])
+        .arg(fixture("catalog-a"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["errors"][0]["kind"], "timeout");
+}

@@ -4,7 +4,7 @@
 //! it with the flags of `opm serve` (pflag syntax: `--flag=value`, `--flag value`,
 //! `-p 50051`, bare booleans and `--bool=false` all work).
 
-use crate::catalog::{self, LoadOptions, LoadReport, LoadedCatalog};
+use crate::catalog::{self, LoadOptions, LoadedCatalog};
 use crate::diagnostic::Diagnostic;
 use crate::snapshot::Publisher;
 use crate::source::ParseLimits;
@@ -323,30 +323,6 @@ fn fatal_diagnostics(args: &ServeArgs, errors: &[Diagnostic]) -> ExitCode {
     ExitCode::FAILURE
 }
 
-fn log_loaded(dir: &Path, report: &LoadReport, generation: u64) {
-    let s = &report.stats;
-    tracing::info!(
-        configs = %dir.display(),
-        generation,
-        digest = %report.digest,
-        packages = s.packages,
-        channels = s.channels,
-        bundles = s.bundles,
-        channel_entries = s.copies,
-        files = report.files,
-        bytes = report.bytes,
-        index_bytes = s.encoded_bytes,
-        load_ms = report.total().as_millis() as u64,
-        parse_ms = report.parse.as_millis() as u64,
-        validate_ms = report.validate.as_millis() as u64,
-        index_ms = report.index.as_millis() as u64,
-        "catalog loaded"
-    );
-    for w in &report.warnings {
-        tracing::warn!("{w}");
-    }
-}
-
 /// Why the first load failed.
 enum StartFailure {
     /// Every problem with the catalog (or the one cache error).
@@ -432,7 +408,7 @@ fn serve(args: &ServeArgs) -> ExitCode {
     };
     let (mut publisher, catalog) = Publisher::new();
     let generation = publisher.publish(loaded.index);
-    log_loaded(&args.dir, &loaded.report, generation);
+    crate::reload::log_loaded(&args.dir, &loaded.report, generation, "catalog loaded");
     if args.cache_only {
         tracing::info!("--cache-only: done, exiting");
         return ExitCode::SUCCESS;

@@ -188,6 +188,32 @@ async fn run(
     }
 }
 
+/// Logs a published catalog: one line with counts, sizes, timings and digest, then
+/// its warnings. For the first load and every reload alike.
+pub fn log_loaded(dir: &Path, report: &catalog::LoadReport, generation: u64, message: &str) {
+    let s = &report.stats;
+    tracing::info!(
+        configs = %dir.display(),
+        generation,
+        digest = %report.digest,
+        packages = s.packages,
+        channels = s.channels,
+        bundles = s.bundles,
+        channel_entries = s.copies,
+        files = report.files,
+        bytes = report.bytes,
+        index_bytes = s.encoded_bytes,
+        load_ms = report.total().as_millis() as u64,
+        parse_ms = report.parse.as_millis() as u64,
+        validate_ms = report.validate.as_millis() as u64,
+        index_ms = report.index.as_millis() as u64,
+        "{message}"
+    );
+    for w in &report.warnings {
+        tracing::warn!("{w}");
+    }
+}
+
 /// Why a rebuild produced no catalog.
 struct RebuildFailure {
     diagnostics: Vec<Diagnostic>,
@@ -246,21 +272,12 @@ async fn publish(
     stats
         .last_rebuild_us
         .store(started.elapsed().as_micros() as u64, Ordering::Relaxed);
-    let s = &report.stats;
-    tracing::info!(
+    log_loaded(&config.root, &report, generation, "catalog reloaded");
+    tracing::debug!(
         generation,
-        digest = %report.digest,
-        packages = s.packages,
-        channels = s.channels,
-        bundles = s.bundles,
-        channel_entries = s.copies,
-        load_ms = report.total().as_millis() as u64,
         since_change_ms = first_trigger.elapsed().as_millis() as u64,
-        "catalog reloaded"
+        "reload latency"
     );
-    for w in &report.warnings {
-        tracing::warn!("{w}");
-    }
     let (Some(dir), Some(snapshot)) = (config.cache_dir.clone(), publisher.current()) else {
         return;
     };

@@ -9,7 +9,7 @@
 //! 1. Our cache lives in `<cache-dir>/fbc-registry.v1/`: `index.pb` (the index as
 //!    one protobuf buffer, see [`crate::index`]) and `digest`.
 //! 2. The cache is keyed by xxh3-128 over the cache format version, this program's
-//!    version and the catalog digest (see [`crate::source::digest`]: every catalog
+//!    version and the catalog digest (see [`fbc_catalog::source::digest`]: every catalog
 //!    file `.indexignore` keeps, by relative path, length and the xxh3-128 of its
 //!    bytes). Any edit, added or removed file changes it. A load computes the digest
 //!    of the very bytes it parsed, so a cache written after a load (at start or
@@ -34,10 +34,10 @@
 //!    program only ever replaces it by rename, which leaves a mapped file intact.
 
 use crate::catalog::{self, LoadOptions, LoadReport, LoadedCatalog};
-use crate::diagnostic::Diagnostic;
 use crate::index::Index;
-use crate::source::CatalogDigest;
 use bytes::Bytes;
+use fbc_catalog::diagnostic::Diagnostic;
+use fbc_catalog::source::CatalogDigest;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -117,8 +117,8 @@ impl CacheError {
         match self {
             CacheError::Catalog(d) => d.clone(),
             other => vec![Diagnostic::new(
-                crate::diagnostic::Kind::Io,
-                crate::diagnostic::Location::default(),
+                fbc_catalog::diagnostic::Kind::Io,
+                fbc_catalog::diagnostic::Location::default(),
                 other.to_string(),
             )],
         }
@@ -174,7 +174,7 @@ pub fn load(
     };
     let ours = cfg.dir.join(SUBDIR);
     let t0 = Instant::now();
-    let found = crate::source::digest::digest_dir(root, &options.limits)
+    let found = fbc_catalog::source::digest::digest_dir(root, &options.limits)
         .map_err(|errors| CacheError::Catalog(errors.iter().map(Diagnostic::from).collect()))?;
     let key = cache_key(found.digest);
     let digest_time = t0.elapsed();

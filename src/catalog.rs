@@ -7,19 +7,12 @@
 //! A load has no deadline of its own: callers set one (see [`crate::deadline`]) and
 //! report a miss with [`timeout_diagnostic`].
 
-use crate::diagnostic::{Diagnostic, Kind, Location};
 use crate::index::{Index, Stats};
-use crate::source::{CatalogDigest, ParseLimits};
-use crate::{model, source};
+use fbc_catalog::diagnostic::{Diagnostic, Kind, Location};
+pub use fbc_catalog::load::LoadOptions;
+use fbc_catalog::source::CatalogDigest;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// How a catalog is loaded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LoadOptions {
-    /// Bounds on files, documents, nesting and YAML aliases.
-    pub limits: ParseLimits,
-}
 
 /// A loaded catalog: its index and how loading went.
 #[derive(Debug)]
@@ -37,7 +30,7 @@ pub struct LoadReport {
     pub stats: Stats,
     /// Catalog files read.
     pub files: usize,
-    /// The digest of the files read (see [`crate::source::digest`]).
+    /// The digest of the files read (see [`fbc_catalog::source::digest`]).
     pub digest: CatalogDigest,
     /// Bytes read.
     pub bytes: u64,
@@ -69,23 +62,9 @@ pub fn set_release_memory_hook(hook: fn()) {
 
 /// Loads, validates and indexes the catalog at `root`.
 pub fn load(root: &Path, options: &LoadOptions) -> Result<LoadedCatalog, Vec<Diagnostic>> {
-    let t0 = Instant::now();
-    // Bundles are decoded on the worker that parsed them, file by file, so the
-    // parsed trees of the whole catalog never exist at once; what the index keeps
-    // of them (manifests) is written into dense arena blocks (see `crate::arena`).
-    let limits = options.limits;
-    let loaded = source::load_dir_with(root, &limits, |arena, blob| {
-        model::decode_blob(arena, blob, &limits)
-    });
-    let parse = t0.elapsed();
-    let files = loaded.files.len();
-    let bytes = loaded.files.iter().map(|f| f.size).sum();
-    let digest = CatalogDigest::of(&loaded.files);
-    let t1 = Instant::now();
-    let model = model::build_decoded(loaded)?;
-    let validate = t1.elapsed();
+    let loaded = fbc_catalog::load::load_model(root, options)?;
     let t2 = Instant::now();
-    let index = Index::build(&model).map_err(|errors| {
+    let index = Index::build(&loaded.model).map_err(|errors| {
         errors
             .into_iter()
             .map(|e| {
@@ -95,20 +74,19 @@ pub fn load(root: &Path, options: &LoadOptions) -> Result<LoadedCatalog, Vec<Dia
             })
             .collect::<Vec<_>>()
     })?;
-    free_on_two_threads(model);
+    fbc_catalog::load::free_on_two_threads(loaded.model);
     if let Some(release) = RELEASE_MEMORY.get() {
         release();
     }
-    let index_time = t2.elapsed();
     let warnings = oversize_warnings(&index);
     let report = LoadReport {
         stats: index.stats().clone(),
-        files,
-        bytes,
-        digest,
-        parse,
-        validate,
-        index: index_time,
+        files: loaded.files,
+        digest: loaded.digest,
+        bytes: loaded.bytes,
+        parse: loaded.parse,
+        validate: loaded.validate,
+        index: t2.elapsed(),
         warnings,
     };
     Ok(LoadedCatalog { index, report })
@@ -138,15 +116,4 @@ pub fn oversize_warnings(index: &Index) -> Vec<String> {
             )
         })
         .collect()
-}
-
-/// Frees a model on two threads: a large one is hundreds of thousands of small
-/// allocations and takes tens of milliseconds to free.
-fn free_on_two_threads(mut model: model::Model) {
-    let half = model.packages.split_off(model.packages.len() / 2);
-    std::thread::scope(|scope| {
-        // If no thread can be started, `half` is freed here instead.
-        let _ = std::thread::Builder::new().spawn_scoped(scope, move || drop(half));
-        drop(model);
-    });
 }

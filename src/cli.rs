@@ -5,11 +5,11 @@
 //! `-p 50051`, bare booleans and `--bool=false` all work).
 
 use crate::catalog::{self, LoadOptions, LoadedCatalog};
-use crate::diagnostic::Diagnostic;
 use crate::snapshot::Publisher;
-use crate::source::ParseLimits;
-use crate::source::limits::DEPTH_CEILING;
 use clap::{Parser, Subcommand, ValueEnum};
+use fbc_catalog::diagnostic::Diagnostic;
+use fbc_catalog::source::ParseLimits;
+use fbc_catalog::source::limits::DEPTH_CEILING;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -33,8 +33,8 @@
 
 use crate::catalog::{self, LoadOptions, LoadedCatalog};
 use crate::deadline::Overdue;
-use crate::diagnostic::Diagnostic;
 use crate::snapshot::Publisher;
+use fbc_catalog::diagnostic::Diagnostic;
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -234,8 +234,8 @@ async fn rebuild(config: &ReloadConfig) -> Result<LoadedCatalog, RebuildFailure>
         });
     let internal = |message: String| RebuildFailure {
         diagnostics: vec![Diagnostic::new(
-            crate::diagnostic::Kind::Internal,
-            crate::diagnostic::Location::file(config.root.display().to_string()),
+            fbc_catalog::diagnostic::Kind::Internal,
+            fbc_catalog::diagnostic::Location::file(config.root.display().to_string()),
             message,
         )],
         overdue: None,

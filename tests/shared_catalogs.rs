@@ -80,7 +80,7 @@ fn every_shared_catalog_loads_with_its_published_counts(root: PathBuf) -> Result
 /// the defaults leave a wide margin (docs/security.md).
 fn every_shared_catalog_fits_limits_far_below_the_defaults(root: PathBuf) -> Result<(), Failed> {
     let tight = fbc_registry::catalog::LoadOptions {
-        limits: fbc_registry::source::ParseLimits {
+        limits: fbc_catalog::source::ParseLimits {
             max_file_bytes: 16 << 20,
             max_document_bytes: 4 << 20,
             max_depth: 48,

@@ -15,16 +15,16 @@
 //! Orders are defined, where the reference's are random: packages by name; entry
 //! lists in ListBundles copy order; see each query for its rule.
 
-pub mod csv;
+use fbc_catalog::model::csv;
 mod persist;
 pub use persist::DecodeError;
 
 use crate::api;
-use crate::arena::Arena;
-use crate::model::{self, Model};
 use crate::service::echo::{name_bare, name_quoted};
 use crate::service::wire::Reply;
 use bytes::Bytes;
+use fbc_catalog::arena::Arena;
+use fbc_catalog::model::{self, Model};
 use prost::Message;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -212,7 +212,7 @@ fn entry_bytes(
 #[error("{location}: package {package:?}, bundle {bundle:?}: {message}")]
 pub struct IndexError {
     /// Where the bundle was read.
-    pub location: crate::diagnostic::Location,
+    pub location: fbc_catalog::diagnostic::Location,
     /// Package.
     pub package: String,
     /// Bundle.
@@ -244,7 +244,7 @@ impl Index {
             .zip(&parts)
             .flat_map(|(p, parts)| p.bundles.iter().map(move |b| (p, parts, b)))
             .collect();
-        let mut built = crate::parallel::parallel_map_with(&all, |arena, (p, parts, b)| {
+        let mut built = fbc_catalog::parallel::parallel_map_with(&all, |arena, (p, parts, b)| {
             bundle_body(arena, p, parts, b)
         })
         .into_iter();
@@ -382,7 +382,7 @@ impl Index {
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_default();
                 return Err(vec![IndexError {
-                    location: crate::diagnostic::Location::default(),
+                    location: fbc_catalog::diagnostic::Location::default(),
                     package: String::new(),
                     bundle: String::new(),
                     message: format!(
@@ -801,16 +801,16 @@ fn bundle_body(
             }),
             model::property::Parsed::PackageRequired(r) => {
                 let mut value = String::from("{\"packageName\":");
-                crate::source::json::write_string(
+                fbc_catalog::source::json::write_string(
                     &mut value,
                     &r.package_name,
-                    crate::source::json::Html::Literal,
+                    fbc_catalog::source::json::Html::Literal,
                 );
                 value.push_str(",\"version\":");
-                crate::source::json::write_string(
+                fbc_catalog::source::json::write_string(
                     &mut value,
                     &r.version_range,
-                    crate::source::json::Html::Literal,
+                    fbc_catalog::source::json::Html::Literal,
                 );
                 value.push('}');
                 dependencies.push(api::Dependency {

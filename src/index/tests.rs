@@ -5,8 +5,8 @@ fn fixture_index(name: &str) -> Index {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name);
-    let loaded = crate::source::load_dir(&dir);
-    let model = crate::model::build(loaded).expect("valid fixture");
+    let loaded = fbc_catalog::source::load_dir(&dir);
+    let model = fbc_catalog::model::build(loaded).expect("valid fixture");
     Index::build(&model).expect("indexable")
 }
 
@@ -212,13 +212,13 @@ const SYNTH_EXPECTED: &str = concat!(
 
 #[test]
 fn a_csv_is_synthesised_from_csv_metadata_exactly_as_the_reference_writes_it() {
-    let file = crate::source::parse_file("syn/catalog.yaml", SYNTH_CATALOG);
+    let file = fbc_catalog::source::parse_file("syn/catalog.yaml", SYNTH_CATALOG);
     assert!(file.errors.is_empty(), "{:?}", file.errors);
-    let loaded = crate::source::Loaded {
+    let loaded = fbc_catalog::source::Loaded {
         blobs: file.blobs,
         ..Default::default()
     };
-    let model = crate::model::build(loaded).expect("valid");
+    let model = fbc_catalog::model::build(loaded).expect("valid");
     let ix = Index::build(&model).expect("index");
     let reply = ix.bundle("syn", "stable", "syn.v1.2.3").expect("bundle");
     let b = <crate::api::Bundle as prost::Message>::decode(reply.to_bytes()).expect("decode");
@@ -254,7 +254,7 @@ proptest::proptest! {
             bundle_name: bundle.clone(),
             replaces: replaces.clone(),
         });
-        let mut arena = crate::arena::Arena::new();
+        let mut arena = fbc_catalog::arena::Arena::new();
         let written = super::entry_bytes(&mut arena, &package, &channel, &bundle, &replaces);
         proptest::prop_assert_eq!(&written[..], &expected[..]);
     }

@@ -271,13 +271,13 @@ impl generated::experimental_registry_server::ExperimentalRegistry for Experimen
         }
         check_len(&[("schema", &r.schema), ("packageName", &r.package_name)])?;
         let rule = "must match ^[a-zA-Z0-9][a-zA-Z0-9._-]*$";
-        if !crate::model::is_valid_meta_key(&r.schema) {
+        if !fbc_catalog::model::is_valid_meta_key(&r.schema) {
             return Err(Status::invalid_argument(format!(
                 "invalid custom schema query: invalid schema {}: {rule}",
                 echo::name_quoted(&r.schema)
             )));
         }
-        if !r.package_name.is_empty() && !crate::model::is_valid_meta_key(&r.package_name) {
+        if !r.package_name.is_empty() && !fbc_catalog::model::is_valid_meta_key(&r.package_name) {
             return Err(Status::invalid_argument(format!(
                 "invalid custom schema query: invalid packageName {}: {rule}",
                 echo::name_quoted(&r.package_name)

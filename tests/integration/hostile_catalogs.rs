@@ -132,7 +132,7 @@ async fn nul_bytes_are_refused_with_their_offset() {
     still_serving_the_good_catalog(&server).await;
     let errors = fbc_registry::catalog::load(tmp.path(), &Default::default()).expect_err("refused");
     let d = &errors[0];
-    assert_eq!(d.kind, fbc_registry::diagnostic::Kind::Encoding);
+    assert_eq!(d.kind, fbc_catalog::diagnostic::Kind::Encoding);
     assert_eq!(
         (
             d.location.file.as_deref(),

@@ -1017,7 +1017,7 @@ fn one_csv_metadata_property_is_kept() {
         .model();
     let b = model.packages[0].bundle("foo.v0.1.0").expect("bundle");
     let pieces = b.csv_pieces.as_ref().expect("a CSV is synthesised");
-    let parts = crate::index::csv::PackageParts::new(&model.packages[0]).expect("parts");
+    let parts = crate::model::csv::PackageParts::new(&model.packages[0]).expect("parts");
     let csv: Vec<u8> = pieces.chunks(&parts).concat();
     let csv: serde_json::Value = serde_json::from_slice(&csv).expect("the CSV is JSON");
     assert_eq!(csv["spec"]["displayName"], "Foo");

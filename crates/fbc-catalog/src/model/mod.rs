@@ -15,6 +15,7 @@
 //! - a `defaultChannel` naming no channel is reported as such, not as an empty
 //!   synthesised channel.
 
+pub mod csv;
 mod decode;
 pub mod image_ref;
 pub mod property;
@@ -22,7 +23,7 @@ mod validate;
 
 use crate::arena::Arena;
 pub use crate::diagnostic::{Diagnostic, Kind};
-use crate::index::csv::CsvPieces;
+use crate::model::csv::CsvPieces;
 use crate::source::{Blob, Loaded, Origin, ParseLimits};
 pub use property::{Gvk, PackageRequired, Property};
 use serde_json::Value;

@@ -143,10 +143,17 @@ mod tests {
 
     #[test]
     fn the_digest_of_a_directory_equals_the_digest_of_its_load() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/catalog-d");
+        let dir = tempfile::tempdir().expect("tmp");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("pkg")).expect("mkdir");
+        std::fs::write(root.join("pkg/catalog.yaml"), "schema: a\nname: x\n").expect("write");
+        std::fs::write(root.join("b.json"), "{\"schema\": \"b\"}").expect("write");
+        std::fs::write(root.join(".indexignore"), "ignored.txt\n").expect("write");
+        std::fs::write(root.join("ignored.txt"), "not a catalog file").expect("write");
         let limits = ParseLimits::default();
-        let loaded = super::super::load_dir(&root);
-        let from_dir = digest_dir(&root, &limits).expect("digest");
+        let loaded = super::super::load_dir(root);
+        let from_dir = digest_dir(root, &limits).expect("digest");
+        assert_eq!(from_dir.files, 2);
         assert_eq!(CatalogDigest::of(&loaded.files), from_dir.digest);
         assert_eq!(from_dir.files, loaded.files.len());
     }

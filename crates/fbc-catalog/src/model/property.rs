@@ -18,7 +18,7 @@
 
 use super::decode;
 use crate::arena::Arena;
-use crate::index::csv::CsvMetadata;
+use crate::model::csv::CsvMetadata;
 use crate::source::json::{self, Html, Numbers};
 use base64::Engine;
 use bytes::Bytes;

@@ -1,0 +1,73 @@
+//! Directory → validated model, in one call.
+//!
+//! In: a catalog root and [`LoadOptions`]. Out: a [`LoadedModel`] (the validated
+//! [`Model`], the catalog digest, file counts and stage timings), or every problem
+//! found as [`Diagnostic`]s in a stable order. No deadline of its own: callers that
+//! need one run it under a watchdog.
+
+use crate::diagnostic::Diagnostic;
+use crate::model::{self, Model};
+use crate::source::{self, CatalogDigest, ParseLimits};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// How a catalog is loaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Bounds on files, documents, nesting and YAML aliases.
+    pub limits: ParseLimits,
+}
+
+/// A validated catalog model and how loading it went.
+#[derive(Debug)]
+pub struct LoadedModel {
+    /// The model.
+    pub model: Model,
+    /// The digest of the files read (see [`crate::source::digest`]).
+    pub digest: CatalogDigest,
+    /// Catalog files read.
+    pub files: usize,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Reading and parsing files.
+    pub parse: Duration,
+    /// Building and validating the model.
+    pub validate: Duration,
+}
+
+/// Loads and validates the catalog at `root`.
+pub fn load_model(root: &Path, options: &LoadOptions) -> Result<LoadedModel, Vec<Diagnostic>> {
+    let t0 = Instant::now();
+    // Bundles are decoded on the worker that parsed them, file by file, so the
+    // parsed trees of the whole catalog never exist at once; what is kept of them
+    // (manifests) is written into dense arena blocks (see `crate::arena`).
+    let limits = options.limits;
+    let loaded = source::load_dir_with(root, &limits, |arena, blob| {
+        model::decode_blob(arena, blob, &limits)
+    });
+    let parse = t0.elapsed();
+    let files = loaded.files.len();
+    let bytes = loaded.files.iter().map(|f| f.size).sum();
+    let digest = CatalogDigest::of(&loaded.files);
+    let t1 = Instant::now();
+    let model = model::build_decoded(loaded)?;
+    Ok(LoadedModel {
+        model,
+        digest,
+        files,
+        bytes,
+        parse,
+        validate: t1.elapsed(),
+    })
+}
+
+/// Frees a model on two threads: a large one is hundreds of thousands of small
+/// allocations and takes tens of milliseconds to free.
+pub fn free_on_two_threads(mut model: Model) {
+    let half = model.packages.split_off(model.packages.len() / 2);
+    std::thread::scope(|scope| {
+        // If no thread can be started, `half` is freed here instead.
+        let _ = std::thread::Builder::new().spawn_scoped(scope, move || drop(half));
+        drop(model);
+    });
+}

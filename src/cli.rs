@@ -4,8 +4,8 @@
 //! it with the flags of `opm serve` (pflag syntax: `--flag=value`, `--flag value`,
 //! `-p 50051`, bare booleans and `--bool=false` all work).
 
+use crate::app::{self, Listen, ServeConfig, StartError};
 use crate::catalog::{self, LoadOptions, LoadedCatalog};
-use crate::snapshot::Publisher;
 use clap::{Parser, Subcommand, ValueEnum};
 use fbc_catalog::diagnostic::Diagnostic;
 use fbc_catalog::source::ParseLimits;
@@ -323,19 +323,34 @@ fn fatal_diagnostics(args: &ServeArgs, errors: &[Diagnostic]) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// Why the first load failed.
-enum StartFailure {
-    /// Every problem with the catalog (or the one cache error).
-    Diagnostics(Vec<Diagnostic>),
-    /// A single reason, already worded.
-    Reason(String),
+impl ServeArgs {
+    /// The server configuration these flags describe.
+    pub fn serve_config(&self) -> ServeConfig {
+        ServeConfig {
+            root: self.dir.clone(),
+            listen: Listen::AllInterfaces(self.port),
+            load: self.limits.load_options(),
+            load_timeout: self.limits.load_timeout,
+            cache: (!self.cache_dir.is_empty()).then(|| crate::cache::CacheConfig {
+                dir: PathBuf::from(&self.cache_dir),
+                enforce_integrity: self.enforce_integrity(),
+                must_write: self.cache_only,
+            }),
+            watch: self.watch,
+            reload_debounce: self.reload_debounce,
+            sighup: true,
+            transport: self.transport.limits(),
+        }
+    }
 }
 
-/// The first load: through the cache when one is configured. A load still
-/// running after `--load-timeout` ends the process as an invalid catalog would
-/// (exit 1, the reason in the termination log).
-fn first_load(args: &ServeArgs) -> Result<LoadedCatalog, StartFailure> {
-    let options = args.limits.load_options();
+/// The first load on this (the main) thread: a load still running after
+/// `--load-timeout` ends the process as an invalid catalog would (exit 1, the
+/// reason in the termination log).
+fn first_load_with_deadline(
+    args: &ServeArgs,
+    config: &ServeConfig,
+) -> Result<LoadedCatalog, StartError> {
     let missed = format!(
         "cannot serve {}: {}",
         args.dir.display(),
@@ -347,45 +362,7 @@ fn first_load(args: &ServeArgs) -> Result<LoadedCatalog, StartFailure> {
         write_termination_log(&log, &missed);
         std::process::exit(1);
     });
-    if args.cache_dir.is_empty() {
-        return catalog::load(&args.dir, &options).map_err(StartFailure::Diagnostics);
-    }
-    let cfg = crate::cache::CacheConfig {
-        dir: PathBuf::from(&args.cache_dir),
-        enforce_integrity: args.enforce_integrity(),
-        must_write: args.cache_only,
-    };
-    let cached = match crate::cache::load(&args.dir, &cfg, &options) {
-        Ok(cached) => cached,
-        Err(crate::cache::CacheError::Catalog(d)) => return Err(StartFailure::Diagnostics(d)),
-        Err(other) => return Err(StartFailure::Reason(other.to_string())),
-    };
-    log_cache_outcome(&args.cache_dir, &cached);
-    Ok(cached.catalog)
-}
-
-fn log_cache_outcome(cache_dir: &str, cached: &crate::cache::CachedLoad) {
-    use crate::cache::Outcome;
-    if let Some(layout) = cached.notes.foreign {
-        tracing::warn!(
-            cache = %cache_dir,
-            layout,
-            "found an index cache written by opm; it is left untouched and fbc-registry keeps its own beside it, in {}",
-            crate::cache::SUBDIR
-        );
-    }
-    if let Some(stale) = &cached.notes.stale {
-        tracing::warn!(cache = %cache_dir, "cache requires rebuild: {stale}");
-    }
-    match &cached.outcome {
-        Outcome::Warm => tracing::info!(cache = %cache_dir, "index read from the cache"),
-        Outcome::BuiltAndWritten => tracing::info!(cache = %cache_dir, "index built and cached"),
-        Outcome::BuiltInMemory(why) => tracing::warn!(
-            cache = %cache_dir,
-            error = %why,
-            "cannot write the index cache; keeping the index in memory"
-        ),
-    }
+    app::first_load(config)
 }
 
 fn serve(args: &ServeArgs) -> ExitCode {
@@ -396,20 +373,19 @@ fn serve(args: &ServeArgs) -> ExitCode {
             "--cache-dir must be specified with --cache-enforce-integrity",
         );
     }
-    let loaded = match first_load(args) {
+    let config = args.serve_config();
+    let loaded = match first_load_with_deadline(args, &config) {
         Ok(loaded) => loaded,
-        Err(StartFailure::Diagnostics(errors)) => return fatal_diagnostics(args, &errors),
-        Err(StartFailure::Reason(reason)) => {
+        Err(StartError::Catalog(errors)) => return fatal_diagnostics(args, &errors),
+        Err(other) => {
             return fatal(
                 args,
-                &format!("cannot serve {}: {reason}", args.dir.display()),
+                &format!("cannot serve {}: {other}", args.dir.display()),
             );
         }
     };
-    let (mut publisher, catalog) = Publisher::new();
-    let generation = publisher.publish(loaded.index);
-    crate::reload::log_loaded(&args.dir, &loaded.report, generation, "catalog loaded");
     if args.cache_only {
+        crate::reload::log_loaded(&args.dir, &loaded.report, 1, "catalog loaded");
         tracing::info!("--cache-only: done, exiting");
         return ExitCode::SUCCESS;
     }
@@ -420,7 +396,12 @@ fn serve(args: &ServeArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fatal(args, &format!("failed to start the async runtime: {e}")),
     };
-    let result = runtime.block_on(run_server(args, publisher, catalog));
+    let result = runtime.block_on(async {
+        let handle = app::serve(config, loaded)
+            .await
+            .map_err(|e| e.to_string())?;
+        handle.run_until(shutdown_signal()).await
+    });
     // Anything still running (a cache write on a hung disk) must not hold the exit.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     match result {
@@ -430,43 +411,6 @@ fn serve(args: &ServeArgs) -> ExitCode {
         }
         Err(reason) => fatal(args, &reason),
     }
-}
-
-async fn run_server(
-    args: &ServeArgs,
-    publisher: Publisher,
-    catalog: crate::snapshot::Catalog,
-) -> Result<(), String> {
-    let listener = crate::server::bind_all_interfaces(args.port)
-        .map_err(|e| format!("failed to listen on port {}: {e}", args.port))?;
-    let addr = listener
-        .local_addr()
-        .map(|a| a.to_string())
-        .unwrap_or_default();
-    tracing::info!(address = %addr, port = args.port, configs = %args.dir.display(), "serving registry");
-    let reload = crate::reload::spawn(
-        crate::reload::ReloadConfig {
-            root: args.dir.clone(),
-            watch: args.watch,
-            debounce: args.reload_debounce,
-            sighup: true,
-            options: args.limits.load_options(),
-            load_timeout: args.limits.load_timeout,
-            cache_dir: (!args.cache_dir.is_empty()).then(|| PathBuf::from(&args.cache_dir)),
-        },
-        publisher,
-    );
-    if args.watch {
-        tracing::info!(
-            debounce_ms = args.reload_debounce.as_millis() as u64,
-            "watching the catalog for changes"
-        );
-    }
-    let _reload = reload;
-    let limits = crate::server::limits::fit_fd_limit(args.transport.limits());
-    crate::server::serve(listener, catalog, limits, shutdown_signal())
-        .await
-        .map_err(|e| format!("server failed: {e}"))
 }
 
 /// Resolves on SIGINT or SIGTERM.

@@ -24,7 +24,8 @@
 //! | [`deadline`] | watchdogs for loads on file systems that may hang |
 //! | [`reload`] | file changes, SIGHUP → new snapshots, or the last good one kept |
 //! | [`server`] | config + catalog → listening gRPC server |
-//! | [`cli`] | command line → the above |
+//! | [`app`] | a `ServeConfig` → a running server (bound address, reload, shutdown) |
+//! | [`cli`] | command line → `ServeConfig` → the app |
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -39,6 +40,7 @@ pub mod api {
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/registry_descriptor.bin"));
 
+pub mod app;
 pub mod cache;
 pub mod catalog;
 pub mod cli;

@@ -2,9 +2,10 @@
 
 use fbc_registry::api::registry_client::RegistryClient;
 use fbc_registry::api::{self};
-use fbc_registry::reload::{ReloadConfig, ReloadHandle};
+use fbc_registry::app::{Listen, ServeConfig, ServerHandle};
+use fbc_registry::reload::ReloadHandle;
 use fbc_registry::server::TransportLimits;
-use fbc_registry::snapshot::{Catalog, Publisher};
+use fbc_registry::snapshot::Catalog;
 use std::path::{Path, PathBuf};
 use tokio::sync::oneshot;
 use tonic::transport::Channel;
@@ -15,24 +16,43 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// A server started through the app, on 127.0.0.1:0, stopped when dropped.
 #[allow(dead_code)]
 pub struct TestServer {
     pub addr: std::net::SocketAddr,
     pub catalog: Catalog,
-    pub publisher: Publisher,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<()>>,
+    pub reload: ReloadHandle,
+    handle: Option<ServerHandle>,
+}
+
+/// The configuration tests start from: loopback, no watching, no SIGHUP.
+pub fn test_config(dir: &Path) -> ServeConfig {
+    ServeConfig {
+        watch: false,
+        sighup: false,
+        load_timeout: std::time::Duration::from_secs(60),
+        ..ServeConfig::new(dir, Listen::Addr(([127, 0, 0, 1], 0).into()))
+    }
 }
 
 impl TestServer {
     /// Loads `dir` and serves it.
     pub async fn start(dir: &Path) -> TestServer {
-        let index = fbc_registry::catalog::load(dir, &Default::default())
-            .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()))
-            .index;
-        let (mut publisher, catalog) = Publisher::new();
-        publisher.publish(index);
-        Self::serve(publisher, catalog).await
+        Self::start_config(test_config(dir)).await
+    }
+
+    /// Starts the app with `config`.
+    pub async fn start_config(config: ServeConfig) -> TestServer {
+        let dir = config.root.clone();
+        let handle = fbc_registry::app::start(config)
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()));
+        TestServer {
+            addr: handle.grpc_addr,
+            catalog: handle.catalog.clone(),
+            reload: handle.reload.clone(),
+            handle: Some(handle),
+        }
     }
 
     /// Loads `dir` and serves it with hot reload (`watch` on or off).
@@ -41,61 +61,41 @@ impl TestServer {
         watch: bool,
         debounce: std::time::Duration,
     ) -> (TestServer, ReloadHandle) {
-        Self::start_with_reload(reload_config(dir, watch, debounce)).await
-    }
-
-    /// Loads `config.root` and serves it, reloading as `config` says.
-    pub async fn start_with_reload(config: ReloadConfig) -> (TestServer, ReloadHandle) {
-        let dir = config.root.clone();
-        let index = fbc_registry::catalog::load(&dir, &config.options)
-            .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()))
-            .index;
-        let (mut publisher, catalog) = Publisher::new();
-        publisher.publish(index);
-        let handle = fbc_registry::reload::spawn(config, publisher);
-        let (placeholder, _) = Publisher::new();
-        (Self::serve(placeholder, catalog).await, handle)
-    }
-
-    pub async fn serve(publisher: Publisher, catalog: Catalog) -> TestServer {
-        Self::serve_with(publisher, catalog, TransportLimits::default()).await
+        let config = ServeConfig {
+            watch,
+            reload_debounce: debounce,
+            ..test_config(dir)
+        };
+        let server = Self::start_config(config).await;
+        let reload = server.reload.clone();
+        (server, reload)
     }
 
     /// Loads `dir` and serves it under `limits`.
     pub async fn start_with(dir: &Path, limits: TransportLimits) -> TestServer {
-        let index = fbc_registry::catalog::load(dir, &Default::default())
-            .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()))
-            .index;
-        let (mut publisher, catalog) = Publisher::new();
-        publisher.publish(index);
-        Self::serve_with(publisher, catalog, limits).await
+        Self::start_config(ServeConfig {
+            transport: limits,
+            ..test_config(dir)
+        })
+        .await
     }
 
-    pub async fn serve_with(
-        publisher: Publisher,
-        catalog: Catalog,
-        limits: TransportLimits,
-    ) -> TestServer {
+    /// Serves whatever `catalog` holds (nothing, until its publisher publishes):
+    /// the transport alone, for what a client sees before the first load.
+    pub async fn serve_unloaded(catalog: Catalog) -> (std::net::SocketAddr, oneshot::Sender<()>) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (tx, rx) = oneshot::channel();
-        let c = catalog.clone();
-        let task = tokio::spawn(async move {
-            fbc_registry::server::serve(listener, c, limits, async {
+        tokio::spawn(async move {
+            fbc_registry::server::serve(listener, catalog, TransportLimits::default(), async {
                 let _ = rx.await;
             })
             .await
             .expect("server");
         });
-        TestServer {
-            addr,
-            catalog,
-            publisher,
-            stop: Some(tx),
-            task: Some(task),
-        }
+        (addr, tx)
     }
 
     pub async fn channel(&self) -> Channel {
@@ -111,34 +111,9 @@ impl TestServer {
     }
 
     pub async fn stop(mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
+        if let Some(handle) = self.handle.take() {
+            handle.shutdown().await.expect("server task");
         }
-        if let Some(t) = self.task.take() {
-            t.await.expect("server task");
-        }
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
-        }
-    }
-}
-
-/// A reload configuration for tests: no SIGHUP, default limits, a generous
-/// deadline, no cache.
-pub fn reload_config(dir: &Path, watch: bool, debounce: std::time::Duration) -> ReloadConfig {
-    ReloadConfig {
-        root: dir.to_path_buf(),
-        watch,
-        debounce,
-        sighup: false,
-        options: Default::default(),
-        load_timeout: std::time::Duration::from_secs(60),
-        cache_dir: None,
     }
 }
 

@@ -4,6 +4,7 @@
 
 use crate::harness::*;
 use fbc_registry::api;
+use fbc_registry::app::ServeConfig;
 use fbc_registry::reload::ReloadHandle;
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -149,9 +150,14 @@ async fn nul_bytes_are_refused_with_their_offset() {
 #[tokio::test]
 async fn a_load_past_its_deadline_fails_like_an_invalid_catalog() {
     let tmp = good_catalog();
-    let mut config = reload_config(tmp.path(), false, Duration::from_millis(10));
-    config.load_timeout = Duration::from_nanos(1);
-    let (server, reload) = TestServer::start_with_reload(config).await;
+    // the first load has no deadline of its own (the CLI puts a watchdog on it)
+    let server = TestServer::start_config(ServeConfig {
+        load_timeout: Duration::from_nanos(1),
+        reload_debounce: Duration::from_millis(10),
+        ..test_config(tmp.path())
+    })
+    .await;
+    let reload = server.reload.clone();
     reload_fails(&reload).await;
     still_serving_the_good_catalog(&server).await;
 }
@@ -167,9 +173,16 @@ async fn a_reload_rewrites_the_cache_so_an_enforced_restart_starts_warm_on_the_n
         must_write: true,
     };
     fbc_registry::cache::load(tmp.path(), &cfg, &options).expect("cache built");
-    let mut config = reload_config(tmp.path(), false, Duration::from_millis(10));
-    config.cache_dir = Some(cache.path().to_path_buf());
-    let (server, reload) = TestServer::start_with_reload(config).await;
+    let server = TestServer::start_config(ServeConfig {
+        cache: Some(fbc_registry::cache::CacheConfig {
+            must_write: false,
+            ..cfg.clone()
+        }),
+        reload_debounce: Duration::from_millis(10),
+        ..test_config(tmp.path())
+    })
+    .await;
+    let reload = server.reload.clone();
     edit(
         &tmp.path().join("cockroachdb.json"),
         "\"defaultChannel\": \"stable-v6.x\"",

@@ -161,7 +161,7 @@ async fn unread_streams_attack() {
     let dir = tempfile::tempdir().expect("tempdir");
     big_catalog(dir.path(), 20, 100_000);
     let limits = stall_limits();
-    let mut server = TestServer::start_with(dir.path(), limits.clone()).await;
+    let server = TestServer::start_with(dir.path(), limits.clone()).await;
     let old = server.catalog.load().expect("snapshot");
     let largest = (0..old.index.copy_count())
         .filter_map(|i| old.index.list_bundles_item(i))
@@ -206,10 +206,7 @@ async fn unread_streams_attack() {
 
     // a reload, then the stall timeout: the stalled connection goes, and the old
     // snapshot with it
-    let index = fbc_registry::catalog::load(dir.path(), &Default::default())
-        .expect("reload")
-        .index;
-    server.publisher.publish(index);
+    server.reload.trigger();
     eventually(
         limits.stall_timeout + Duration::from_secs(3),
         "old snapshot released",

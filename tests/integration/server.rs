@@ -35,9 +35,14 @@ async fn health_is_serving_for_any_service_name() {
 
 #[tokio::test]
 async fn health_is_not_serving_before_the_first_catalog() {
-    let (publisher, catalog) = Publisher::new();
-    let server = TestServer::serve(publisher, catalog).await;
-    let mut h = HealthClient::new(server.channel().await);
+    let (_publisher, catalog) = Publisher::new();
+    let (addr, _stop) = TestServer::serve_unloaded(catalog).await;
+    let channel = tonic::transport::Channel::from_shared(format!("http://{addr}"))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("connect");
+    let mut h = HealthClient::new(channel.clone());
     let r = h
         .check(HealthCheckRequest {
             service: String::new(),
@@ -46,7 +51,7 @@ async fn health_is_not_serving_before_the_first_catalog() {
         .expect("check")
         .into_inner();
     assert_eq!(r.status, ServingStatus::NotServing as i32);
-    let mut c = server.client().await;
+    let mut c = api::registry_client::RegistryClient::new(channel);
     let e = c
         .get_package(api::GetPackageRequest { name: s("x") })
         .await

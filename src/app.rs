@@ -1,0 +1,261 @@
+//! The server, assembled.
+//!
+//! In: a [`ServeConfig`] (the CLI builds one from its flags; tests build their own).
+//! Out: a running [`ServerHandle`] (the bound address, the published catalog, the
+//! reload trigger, shutdown), or a [`StartError`].
+//!
+//! Starting is two steps so that a caller can put the first load where it wants it:
+//! [`first_load`] is blocking (the CLI runs it on the main thread, before the async
+//! runtime exists, under a watchdog), [`serve`] binds and spawns the reload task and
+//! the gRPC server on the current runtime. [`start`] does both, for tests.
+
+use crate::cache::{CacheConfig, CacheError, CachedLoad, Outcome};
+use crate::catalog::{self, LoadOptions, LoadedCatalog};
+use crate::reload::{ReloadConfig, ReloadHandle};
+use crate::server::TransportLimits;
+use crate::snapshot::{Catalog, Publisher};
+use fbc_catalog::diagnostic::Diagnostic;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// Where the gRPC server listens.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Listen {
+    /// Every interface, dual-stack `[::]` with a fallback to `0.0.0.0`, as
+    /// `opm serve` listens on `":port"`.
+    AllInterfaces(u16),
+    /// One address (tests use `127.0.0.1:0`).
+    Addr(SocketAddr),
+}
+
+/// Everything needed to serve a catalog.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// The catalog root.
+    pub root: PathBuf,
+    /// Where to listen.
+    pub listen: Listen,
+    /// Parse limits.
+    pub load: LoadOptions,
+    /// A reload still running after this long fails (the first load's deadline is
+    /// the caller's, see [`first_load`]).
+    pub load_timeout: Duration,
+    /// The index cache, if any.
+    pub cache: Option<CacheConfig>,
+    /// Reload when the catalog's files change.
+    pub watch: bool,
+    /// Quiet time after the last change before a reload.
+    pub reload_debounce: Duration,
+    /// Reload on SIGHUP.
+    pub sighup: bool,
+    /// What clients may hold.
+    pub transport: TransportLimits,
+}
+
+impl ServeConfig {
+    /// A configuration for `root` with the defaults of `serve`, listening on `listen`.
+    pub fn new(root: impl Into<PathBuf>, listen: Listen) -> Self {
+        ServeConfig {
+            root: root.into(),
+            listen,
+            load: LoadOptions::default(),
+            load_timeout: Duration::from_secs(120),
+            cache: None,
+            watch: true,
+            reload_debounce: Duration::from_millis(250),
+            sighup: true,
+            transport: TransportLimits::default(),
+        }
+    }
+}
+
+/// Why a server did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The catalog is invalid or unreadable: every problem found.
+    #[error("{} problem(s) in the catalog", .0.len())]
+    Catalog(Vec<Diagnostic>),
+    /// The cache could not be used as asked (integrity, or `--cache-only` writing).
+    #[error("{0}")]
+    Cache(CacheError),
+    /// The listener could not be bound.
+    #[error("failed to listen on {listen}: {source}")]
+    Bind {
+        /// What was asked.
+        listen: String,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+}
+
+/// The first load: through the cache when one is configured (logging what the
+/// cache did). Blocking; no deadline of its own.
+pub fn first_load(config: &ServeConfig) -> Result<LoadedCatalog, StartError> {
+    let Some(cache) = &config.cache else {
+        return catalog::load(&config.root, &config.load).map_err(StartError::Catalog);
+    };
+    match crate::cache::load(&config.root, cache, &config.load) {
+        Ok(cached) => {
+            log_cache_outcome(cache, &cached);
+            Ok(cached.catalog)
+        }
+        Err(CacheError::Catalog(d)) => Err(StartError::Catalog(d)),
+        Err(other) => Err(StartError::Cache(other)),
+    }
+}
+
+fn log_cache_outcome(cache: &CacheConfig, cached: &CachedLoad) {
+    let dir = cache.dir.display();
+    if let Some(layout) = cached.notes.foreign {
+        tracing::warn!(
+            cache = %dir,
+            layout,
+            "found an index cache written by opm; it is left untouched and fbc-registry keeps its own beside it, in {}",
+            crate::cache::SUBDIR
+        );
+    }
+    if let Some(stale) = &cached.notes.stale {
+        tracing::warn!(cache = %dir, "cache requires rebuild: {stale}");
+    }
+    match &cached.outcome {
+        Outcome::Warm => tracing::info!(cache = %dir, "index read from the cache"),
+        Outcome::BuiltAndWritten => tracing::info!(cache = %dir, "index built and cached"),
+        Outcome::BuiltInMemory(why) => tracing::warn!(
+            cache = %dir,
+            error = %why,
+            "cannot write the index cache; keeping the index in memory"
+        ),
+    }
+}
+
+/// A running server.
+#[derive(Debug)]
+pub struct ServerHandle {
+    /// The address the gRPC server is bound to.
+    pub grpc_addr: SocketAddr,
+    /// The published catalog (read side).
+    pub catalog: Catalog,
+    /// The reload task: trigger a reload, read its counters.
+    pub reload: ReloadHandle,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<Result<(), String>>,
+}
+
+impl ServerHandle {
+    /// Stops accepting, lets calls in flight finish (within the shutdown grace), and
+    /// waits for the server to end.
+    pub async fn shutdown(mut self) -> Result<(), String> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.join().await
+    }
+
+    /// Serves until `signal` resolves, then shuts down as [`ServerHandle::shutdown`].
+    pub async fn run_until(mut self, signal: impl Future<Output = ()>) -> Result<(), String> {
+        tokio::select! {
+            () = signal => self.shutdown().await,
+            ended = &mut self.task => ended.map_err(|e| format!("server task failed: {e}"))?,
+        }
+    }
+
+    async fn join(&mut self) -> Result<(), String> {
+        (&mut self.task)
+            .await
+            .map_err(|e| format!("server task failed: {e}"))?
+    }
+}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// Publishes `loaded` as generation 1, binds, and starts the reload task and the
+/// gRPC server on the current tokio runtime.
+pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerHandle, StartError> {
+    let (mut publisher, catalog) = Publisher::new();
+    let generation = publisher.publish(loaded.index);
+    crate::reload::log_loaded(&config.root, &loaded.report, generation, "catalog loaded");
+    let listener = bind(&config.listen)?;
+    let grpc_addr = listener.local_addr().map_err(|source| StartError::Bind {
+        listen: format!("{:?}", config.listen),
+        source,
+    })?;
+    tracing::info!(address = %grpc_addr, configs = %config.root.display(), "serving registry");
+    let reload = crate::reload::spawn(reload_config(&config), publisher);
+    if config.watch {
+        tracing::info!(
+            debounce_ms = config.reload_debounce.as_millis() as u64,
+            "watching the catalog for changes"
+        );
+    }
+    let limits = crate::server::limits::fit_fd_limit(config.transport.clone());
+    let (stop, stopped) = oneshot::channel::<()>();
+    let served = catalog.clone();
+    let task = tokio::spawn(async move {
+        let signal = async {
+            let _ = stopped.await;
+        };
+        crate::server::serve(listener, served, limits, signal)
+            .await
+            .map_err(|e| format!("server failed: {e}"))
+    });
+    Ok(ServerHandle {
+        grpc_addr,
+        catalog,
+        reload,
+        stop: Some(stop),
+        task,
+    })
+}
+
+/// [`first_load`] on a blocking thread, then [`serve`].
+pub async fn start(config: ServeConfig) -> Result<ServerHandle, StartError> {
+    let for_load = config.clone();
+    let loaded = tokio::task::spawn_blocking(move || first_load(&for_load))
+        .await
+        .map_err(|e| {
+            StartError::Catalog(vec![Diagnostic::new(
+                fbc_catalog::diagnostic::Kind::Internal,
+                fbc_catalog::diagnostic::Location::file(config.root.display().to_string()),
+                format!("the first load failed: {e}"),
+            )])
+        })??;
+    serve(config, loaded).await
+}
+
+fn bind(listen: &Listen) -> Result<tokio::net::TcpListener, StartError> {
+    let bound = match listen {
+        Listen::AllInterfaces(port) => crate::server::bind_all_interfaces(*port),
+        Listen::Addr(addr) => std::net::TcpListener::bind(addr).and_then(|l| {
+            l.set_nonblocking(true)?;
+            tokio::net::TcpListener::from_std(l)
+        }),
+    };
+    bound.map_err(|source| StartError::Bind {
+        listen: match listen {
+            Listen::AllInterfaces(port) => format!("port {port}"),
+            Listen::Addr(addr) => addr.to_string(),
+        },
+        source,
+    })
+}
+
+fn reload_config(config: &ServeConfig) -> ReloadConfig {
+    ReloadConfig {
+        root: config.root.clone(),
+        watch: config.watch,
+        debounce: config.reload_debounce,
+        sighup: config.sighup,
+        options: config.load,
+        load_timeout: config.load_timeout,
+        cache_dir: config.cache.as_ref().map(|c| c.dir.clone()),
+    }
+}

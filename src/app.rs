@@ -181,8 +181,9 @@ impl Drop for ServerHandle {
 /// gRPC server on the current tokio runtime.
 pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerHandle, StartError> {
     let (mut publisher, catalog) = Publisher::new();
-    let generation = publisher.publish(loaded.index);
-    crate::reload::log_loaded(&config.root, &loaded.report, generation, "catalog loaded");
+    let report = loaded.report.clone();
+    let generation = publisher.publish(loaded);
+    crate::reload::log_loaded(&config.root, &report, generation, "catalog loaded");
     let listener = bind(&config.listen)?;
     let grpc_addr = listener.local_addr().map_err(|source| StartError::Bind {
         listen: format!("{:?}", config.listen),

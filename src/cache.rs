@@ -43,8 +43,8 @@ use std::time::Instant;
 
 /// Part of the cache key: bump it whenever the cached index's content changes for
 /// the same catalog (v3: GetChannelEntriesThatReplace answers `csvName: ""`, and
-/// the key covers the catalog digest of `source::digest`).
-const FORMAT: &str = "fbc-registry index cache v3";
+/// the key covers the catalog digest of `source::digest`; v4: the typed tables).
+const FORMAT: &str = "fbc-registry index cache v4";
 /// Our subdirectory of the cache directory.
 pub const SUBDIR: &str = "fbc-registry.v1";
 const INDEX_FILE: &str = "index.pb";
@@ -184,11 +184,14 @@ pub fn load(
     match &existing {
         Some(stored) if *stored == key => {
             let t1 = Instant::now();
-            match map_file(&ours.join(INDEX_FILE))
+            let views = map_file(&ours.join(INDEX_FILE))
                 .map_err(|e| e.to_string())
-                .and_then(|buf| Index::from_bytes(buf).map_err(|e| e.to_string()))
-            {
-                Ok(index) => {
+                .and_then(|buf| {
+                    crate::index::read_cache(buf, root, options.limits).map_err(|e| e.to_string())
+                });
+            match views {
+                Ok(crate::index::CachedViews { tables, index }) => {
+                    catalog::release_memory();
                     let report = LoadReport {
                         stats: index.stats().clone(),
                         files: found.files,
@@ -200,7 +203,11 @@ pub fn load(
                         ..LoadReport::default()
                     };
                     return Ok(CachedLoad {
-                        catalog: LoadedCatalog { index, report },
+                        catalog: LoadedCatalog {
+                            tables,
+                            index,
+                            report,
+                        },
                         outcome: Outcome::Warm,
                         notes,
                     });
@@ -235,7 +242,12 @@ pub fn load(
         }
     }
     let catalog = catalog::load(root, options).map_err(CacheError::Catalog)?;
-    let outcome = match store(&cfg.dir, &catalog.index, catalog.report.digest) {
+    let outcome = match store(
+        &cfg.dir,
+        &catalog.tables,
+        &catalog.index,
+        catalog.report.digest,
+    ) {
         Ok(()) => Outcome::BuiltAndWritten,
         Err(message) if cfg.must_write => {
             return Err(CacheError::Write {
@@ -255,11 +267,21 @@ pub fn load(
 /// Writes `index`, built from a catalog with `digest`, as the cache in `cache_dir`
 /// (rules 6 and 7: temporary files, synced, renamed, digest last). A reload calls
 /// this so that a restart finds the catalog it was serving.
-pub fn store(cache_dir: &Path, index: &Index, digest: CatalogDigest) -> Result<(), String> {
-    write(&cache_dir.join(SUBDIR), index, &cache_key(digest))
+pub fn store(
+    cache_dir: &Path,
+    tables: &fbc_catalog::tables::Tables,
+    index: &Index,
+    digest: CatalogDigest,
+) -> Result<(), String> {
+    write(&cache_dir.join(SUBDIR), tables, index, &cache_key(digest))
 }
 
-fn write(dir: &Path, index: &Index, digest: &str) -> Result<(), String> {
+fn write(
+    dir: &Path,
+    tables: &fbc_catalog::tables::Tables,
+    index: &Index,
+    digest: &str,
+) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     // An old digest must not vouch for a half-written index.
     match std::fs::remove_file(dir.join(DIGEST_FILE)) {
@@ -291,7 +313,9 @@ fn write(dir: &Path, index: &Index, digest: &str) -> Result<(), String> {
             e.to_string()
         })
     };
-    put(INDEX_FILE, &|out| index.write_to(out))?;
+    put(INDEX_FILE, &|out| {
+        crate::index::write_cache(out, tables, index)
+    })?;
     put(DIGEST_FILE, &|out| out.write_all(digest.as_bytes()))
 }
 
@@ -338,6 +362,16 @@ mod tests {
         );
         assert_eq!(warm.catalog.report.stats.bundles, 3);
         assert_eq!(warm.catalog.report.digest, built.catalog.report.digest);
+        // the tables come back whole, metas' JSON included
+        use fbc_catalog::tables::summary::summary;
+        assert_eq!(
+            summary(&warm.catalog.tables),
+            summary(&built.catalog.tables)
+        );
+        assert_eq!(
+            warm.catalog.tables.metas().json().expect("warm metas"),
+            built.catalog.tables.metas().json().expect("cold metas")
+        );
     }
 
     #[test]

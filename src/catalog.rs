@@ -14,10 +14,12 @@ use fbc_catalog::source::CatalogDigest;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// A loaded catalog: its index and how loading went.
+/// A loaded catalog: its tables, its `api.Registry` view and how loading went.
 #[derive(Debug)]
 pub struct LoadedCatalog {
-    /// The queryable index.
+    /// The typed tables every view reads.
+    pub tables: fbc_catalog::tables::Tables,
+    /// The `api.Registry` view: every reply pre-encoded.
     pub index: Index,
     /// Counts, timings and warnings.
     pub report: LoadReport,
@@ -60,11 +62,26 @@ pub fn set_release_memory_hook(hook: fn()) {
     let _ = RELEASE_MEMORY.set(hook);
 }
 
+/// Hands the pages a load freed back to the OS (the hook the binary installed).
+pub fn release_memory() {
+    if let Some(release) = RELEASE_MEMORY.get() {
+        release();
+    }
+}
+
 /// Loads, validates and indexes the catalog at `root`.
 pub fn load(root: &Path, options: &LoadOptions) -> Result<LoadedCatalog, Vec<Diagnostic>> {
     let loaded = fbc_catalog::load::load_model(root, options)?;
     let t2 = Instant::now();
-    let index = Index::build(&loaded.model).map_err(|errors| {
+    let (digest, bytes, files, parse, validate) = (
+        loaded.digest,
+        loaded.bytes,
+        loaded.files.len(),
+        loaded.parse,
+        loaded.validate,
+    );
+    let tables = loaded.tables(root, options.limits);
+    let index = Index::build(&tables).map_err(|errors| {
         errors
             .into_iter()
             .map(|e| {
@@ -74,22 +91,23 @@ pub fn load(root: &Path, options: &LoadOptions) -> Result<LoadedCatalog, Vec<Dia
             })
             .collect::<Vec<_>>()
     })?;
-    fbc_catalog::load::free_on_two_threads(loaded.model);
-    if let Some(release) = RELEASE_MEMORY.get() {
-        release();
-    }
+    release_memory();
     let warnings = oversize_warnings(&index);
     let report = LoadReport {
         stats: index.stats().clone(),
-        files: loaded.files,
-        digest: loaded.digest,
-        bytes: loaded.bytes,
-        parse: loaded.parse,
-        validate: loaded.validate,
+        files,
+        digest,
+        bytes,
+        parse,
+        validate,
         index: t2.elapsed(),
         warnings,
     };
-    Ok(LoadedCatalog { index, report })
+    Ok(LoadedCatalog {
+        tables,
+        index,
+        report,
+    })
 }
 
 /// The diagnostic of a load that missed its deadline.

@@ -266,8 +266,8 @@ async fn publish(
     started: Instant,
     first_trigger: Instant,
 ) {
-    let LoadedCatalog { index, report } = loaded;
-    let generation = publisher.publish(index);
+    let report = loaded.report.clone();
+    let generation = publisher.publish(loaded);
     stats.succeeded.fetch_add(1, Ordering::Relaxed);
     stats
         .last_rebuild_us
@@ -283,7 +283,7 @@ async fn publish(
     };
     let digest = report.digest;
     let written = tokio::task::spawn_blocking(move || {
-        crate::cache::store(&dir, &snapshot.index, digest).map_err(|e| (dir, e))
+        crate::cache::store(&dir, &snapshot.tables, &snapshot.index, digest).map_err(|e| (dir, e))
     })
     .await;
     match written {

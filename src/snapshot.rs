@@ -1,22 +1,29 @@
 //! The published catalog: one immutable snapshot, swapped atomically.
 //!
-//! In: a freshly built [`Index`]. Out: a [`Catalog`] handle that request handlers
+//! In: a freshly loaded catalog (tables and views). Out: a [`Catalog`] handle that request handlers
 //! read. A unary call reads the current snapshot once; a stream takes its own
 //! `Arc` of it, so a reload never changes or cuts short a reply in flight. Only the
 //! [`Publisher`] (one per server) can replace the snapshot.
 
+use crate::catalog::LoadedCatalog;
 use crate::index::Index;
 use arc_swap::ArcSwapOption;
+use fbc_catalog::source::CatalogDigest;
+use fbc_catalog::tables::Tables;
 use std::sync::Arc;
 use std::time::SystemTime;
 use tokio::sync::watch;
 
-/// One generation of the catalog.
+/// One generation of the catalog: its tables and the views built from them.
 #[derive(Debug)]
 pub struct Snapshot {
     /// Starts at 1 and grows by one with every successful reload.
     pub generation: u64,
-    /// The queryable index.
+    /// The digest of the catalog files it was built from.
+    pub digest: CatalogDigest,
+    /// The typed tables every view reads.
+    pub tables: Tables,
+    /// The `api.Registry` view: every reply pre-encoded.
     pub index: Index,
     /// When it was published.
     pub published: SystemTime,
@@ -72,13 +79,15 @@ impl Publisher {
         self.current.load_full()
     }
 
-    /// Publishes `index` as the next generation; returns its number.
-    pub fn publish(&mut self, index: Index) -> u64 {
+    /// Publishes `catalog` as the next generation; returns its number.
+    pub fn publish(&mut self, catalog: LoadedCatalog) -> u64 {
         let generation = self.next_generation;
         self.next_generation += 1;
         self.current.store(Some(Arc::new(Snapshot {
             generation,
-            index,
+            digest: catalog.report.digest,
+            tables: catalog.tables,
+            index: catalog.index,
             published: SystemTime::now(),
         })));
         self.generations.send_replace(generation);

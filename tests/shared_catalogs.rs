@@ -28,6 +28,10 @@ fn main() {
                 every_shared_catalog_fits_limits_far_below_the_defaults,
             ),
             (
+                "every_shared_catalog_has_the_same_tables_after_a_warm_start",
+                every_shared_catalog_has_the_same_tables_after_a_warm_start,
+            ),
+            (
                 "community_v4_16_answers_every_rpc",
                 community_v4_16_answers_every_rpc,
             ),
@@ -90,6 +94,42 @@ fn every_shared_catalog_fits_limits_far_below_the_defaults(root: PathBuf) -> Res
     for (name, ..) in EXPECTED {
         fbc_registry::catalog::load(&root.join(name), &tight)
             .map_err(|e| format!("{name}: {e:#?}"))?;
+    }
+    Ok(())
+}
+
+/// A cold load and a warm start through the cache give the same tables, and the
+/// metas' JSON (read again from the files) is the same both ways.
+fn every_shared_catalog_has_the_same_tables_after_a_warm_start(
+    root: PathBuf,
+) -> Result<(), Failed> {
+    use fbc_catalog::tables::summary::summary;
+    let options = fbc_registry::catalog::LoadOptions::default();
+    for (name, ..) in EXPECTED {
+        let dir = root.join(name);
+        let cache = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let cfg = fbc_registry::cache::CacheConfig {
+            dir: cache.path().to_path_buf(),
+            enforce_integrity: false,
+            must_write: true,
+        };
+        let cold =
+            fbc_registry::cache::load(&dir, &cfg, &options).map_err(|e| format!("{name}: {e}"))?;
+        let warm =
+            fbc_registry::cache::load(&dir, &cfg, &options).map_err(|e| format!("{name}: {e}"))?;
+        if warm.outcome != fbc_registry::cache::Outcome::Warm {
+            return Err(format!("{name}: not read back warm").into());
+        }
+        if summary(&cold.catalog.tables) != summary(&warm.catalog.tables) {
+            return Err(format!("{name}: tables differ after a warm start").into());
+        }
+        let (a, b) = (
+            cold.catalog.tables.metas().json(),
+            warm.catalog.tables.metas().json(),
+        );
+        if a.is_err() || a != b {
+            return Err(format!("{name}: metas' JSON differs or is missing: {a:?}").into());
+        }
     }
     Ok(())
 }

@@ -17,14 +17,16 @@
 
 use fbc_catalog::model::csv;
 mod persist;
-pub use persist::DecodeError;
+mod persist_tables;
+pub use persist::{CachedViews, DecodeError, read_cache, write_cache};
 
 use crate::api;
 use crate::service::echo::{name_bare, name_quoted};
 use crate::service::wire::Reply;
 use bytes::Bytes;
 use fbc_catalog::arena::Arena;
-use fbc_catalog::model::{self, Model};
+use fbc_catalog::model;
+use fbc_catalog::tables::Tables;
 use prost::Message;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -222,8 +224,9 @@ pub struct IndexError {
 }
 
 impl Index {
-    /// Builds the index of a validated model.
-    pub fn build(model: &Model) -> Result<Index, Vec<IndexError>> {
+    /// Builds the index (the `api.Registry` view) of a catalog's tables.
+    pub fn build(catalog: &Tables) -> Result<Index, Vec<IndexError>> {
+        let packages = catalog.packages();
         let mut ix = Index::default();
         let mut errors = Vec::new();
         // (channel, package, bundle, package idx, channel idx, entry idx)
@@ -232,14 +235,13 @@ impl Index {
         // Bodies (encoding, CSV assembly) are independent: build them on every core.
         // A package's parts of its bundles' synthesised CSVs are encoded once.
         let parts: Vec<Result<csv::PackageParts, String>> =
-            model.packages.iter().map(csv::PackageParts::new).collect();
+            packages.iter().map(csv::PackageParts::new).collect();
         type BodyInput<'a> = (
             &'a model::Package,
             &'a Result<csv::PackageParts, String>,
             &'a model::Bundle,
         );
-        let all: Vec<BodyInput> = model
-            .packages
+        let all: Vec<BodyInput> = packages
             .iter()
             .zip(&parts)
             .flat_map(|(p, parts)| p.bundles.iter().map(move |b| (p, parts, b)))
@@ -248,7 +250,7 @@ impl Index {
             bundle_body(arena, p, parts, b)
         })
         .into_iter();
-        for (pi, package) in model.packages.iter().enumerate() {
+        for (pi, package) in packages.iter().enumerate() {
             for bundle in &package.bundles {
                 let result = built
                     .next()
@@ -289,10 +291,10 @@ impl Index {
         // The replace and provide tables need only the model: built beside the rest.
         let tables = std::thread::scope(|scope| {
             let tables = std::thread::Builder::new()
-                .spawn_scoped(scope, || replace_and_provide(model, &order));
+                .spawn_scoped(scope, || replace_and_provide(packages, &order));
             // copies in ListBundles order
             for &(channel, _, bundle, pi, ci, ei) in &order {
-                let entry = &model.packages[pi].channels[ci].entries[ei];
+                let entry = &packages[pi].channels[ci].entries[ei];
                 let Some(&body) = body_of.get(&(pi, bundle)) else {
                     continue;
                 };
@@ -317,7 +319,7 @@ impl Index {
                 });
             }
 
-            for (pi, package) in model.packages.iter().enumerate() {
+            for (pi, package) in packages.iter().enumerate() {
                 ix.package_by_name.insert(package.name.clone(), pi as u32);
                 ix.package_names.push(encode(&api::PackageName {
                     name: package.name.clone(),
@@ -367,7 +369,7 @@ impl Index {
             match tables {
                 Ok(handle) => handle.join(),
                 // no thread could be started: build them here
-                Err(_) => Ok(replace_and_provide(model, &order)),
+                Err(_) => Ok(replace_and_provide(packages, &order)),
             }
         });
         match tables {
@@ -395,16 +397,14 @@ impl Index {
         // latest: channel heads only, in (channel, package) order
         let mut arena = Arena::new();
         let mut heads: Vec<(&str, usize, usize)> = Vec::new();
-        for (pi, package) in model.packages.iter().enumerate() {
+        for (pi, package) in packages.iter().enumerate() {
             for (ci, channel) in package.channels.iter().enumerate() {
                 heads.push((&channel.name, pi, ci));
             }
         }
-        heads.sort_unstable_by(|a, b| {
-            (a.0, &model.packages[a.1].name).cmp(&(b.0, &model.packages[b.1].name))
-        });
+        heads.sort_unstable_by(|a, b| (a.0, &packages[a.1].name).cmp(&(b.0, &packages[b.1].name)));
         for (_, pi, ci) in heads {
-            let package = &model.packages[pi];
+            let package = &packages[pi];
             let channel = &package.channels[ci];
             let entry = channel.head_entry();
             let Some(b) = package.bundle(&entry.name) else {
@@ -439,8 +439,7 @@ impl Index {
                     && let Some(&copy) = copy_of.get(&(pi, ci, channel.head))
                 {
                     let current = ix.default_provider.entry(key).or_insert(copy);
-                    let current_pkg =
-                        &model.packages[ix.copies[*current as usize].package as usize].name;
+                    let current_pkg = &packages[ix.copies[*current as usize].package as usize].name;
                     if package.name < *current_pkg {
                         *current = copy;
                     }
@@ -448,8 +447,11 @@ impl Index {
             }
         }
 
-        for blob in &model.custom {
-            let s = crate::service::structs::to_struct(&blob.value);
+        for blob in catalog.custom() {
+            // custom blobs are few and small: parsed back from their normalised JSON
+            let value: serde_json::Value =
+                serde_json::from_slice(&blob.json).unwrap_or(serde_json::Value::Null);
+            let s = crate::service::structs::to_struct(&value);
             ix.custom
                 .entry((blob.schema.clone(), blob.package.clone()))
                 .or_default()
@@ -479,11 +481,11 @@ impl Index {
             .map(|c| c.trimmed.len() + c.full.len())
             .sum::<usize>();
         ix.stats = Stats {
-            packages: model.packages.len(),
-            channels: model.packages.iter().map(|p| p.channels.len()).sum(),
+            packages: packages.len(),
+            channels: packages.iter().map(|p| p.channels.len()).sum(),
             bundles: ix.bodies.len(),
             copies: ix.copies.len(),
-            custom_blobs: model.custom.len(),
+            custom_blobs: catalog.custom().len(),
             encoded_bytes: encoded,
         };
         Ok(ix)
@@ -663,14 +665,14 @@ struct ReplaceProvide {
 /// Copies in ListBundles order: (channel, package, bundle, package idx, channel idx, entry idx).
 type CopyOrder<'a> = [(&'a str, &'a str, &'a str, usize, usize, usize)];
 
-fn replace_and_provide(model: &Model, order: &CopyOrder) -> ReplaceProvide {
+fn replace_and_provide(packages: &[model::Package], order: &CopyOrder) -> ReplaceProvide {
     // replace and provide answers, in copy order; each entry is encoded once and
     // shared by every list it is in
     let mut arena = Arena::new();
     let mut replaced_by: HashMap<&str, Vec<Bytes>> = HashMap::new();
     let mut providers: HashMap<&model::Gvk, Vec<Bytes>> = HashMap::new();
     for &(channel, pkg, bundle, pi, ci, ei) in order {
-        let package = &model.packages[pi];
+        let package = &packages[pi];
         let entry = &package.channels[ci].entries[ei];
         let own = entry_bytes(&mut arena, pkg, channel, bundle, &entry.replaces);
         let skips = || entry.skips.iter().filter(|s| **s != entry.replaces);

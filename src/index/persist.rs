@@ -40,11 +40,18 @@ struct PIndex {
     oversize: Vec<POversize>,
     #[prost(uint64, repeated, tag = "11")]
     stats: Vec<u64>,
-    /// Bundle cores and manifests, referred to by (offset, length). The highest
-    /// tag, so it is encoded last (see [`Index::write_to`]).
-    #[prost(bytes = "bytes", tag = "12")]
+    /// The typed tables the index was built from (see `persist_tables`).
+    #[prost(message, optional, tag = "13")]
+    tables: Option<super::persist_tables::PTables>,
+    /// Bundle cores, manifests and the tables' byte strings, referred to by
+    /// (offset, length). The highest tag, so it is encoded last (see
+    /// [`write_cache`]).
+    #[prost(bytes = "bytes", tag = "14")]
     data: Bytes,
 }
+
+/// The data section's tag.
+const DATA_TAG: u32 = 14;
 
 #[derive(Clone, PartialEq, prost::Message)]
 struct PPackage {
@@ -97,7 +104,7 @@ struct PBody {
 
 /// The `data` section being laid out: distinct chunks in order, found by identity.
 #[derive(Default)]
-struct DataSection {
+pub(super) struct DataSection {
     chunks: Vec<Bytes>,
     len: u64,
     at: HashMap<(usize, usize), u64>,
@@ -106,7 +113,7 @@ struct DataSection {
 impl DataSection {
     /// The offset of `chunk`, adding it unless the same bytes (same allocation
     /// and range) are already in.
-    fn place(&mut self, chunk: &Bytes) -> u64 {
+    pub(super) fn place(&mut self, chunk: &Bytes) -> u64 {
         let key = (chunk.as_ptr() as usize, chunk.len());
         if let Some(at) = self.at.get(&key) {
             return *at;
@@ -207,6 +214,118 @@ fn gvk_lists(map: &HashMap<(String, String, String), Vec<Bytes>>) -> Vec<PGvkLis
 #[error("corrupt index data: {0}")]
 pub struct DecodeError(String);
 
+impl DecodeError {
+    pub(super) fn new(what: &str) -> Self {
+        DecodeError(what.to_string())
+    }
+}
+
+/// (offset, length) spans into a decoded data section.
+pub(super) struct Spans {
+    data: Bytes,
+}
+
+impl Spans {
+    fn span(&self, at: u64, len: u64) -> Result<Bytes, DecodeError> {
+        let end = at
+            .checked_add(len)
+            .filter(|end| *end <= self.data.len() as u64);
+        match end {
+            Some(end) => Ok(self.data.slice(at as usize..end as usize)),
+            None => Err(DecodeError::new("a chunk lies outside the data section")),
+        }
+    }
+
+    /// The one span `pair` holds.
+    pub(super) fn one(&self, pair: &[u64]) -> Result<Bytes, DecodeError> {
+        match pair {
+            [at, len] => self.span(*at, *len),
+            _ => Err(DecodeError::new("a span is an (offset, length) pair")),
+        }
+    }
+
+    /// The spans `pairs` holds, in order.
+    pub(super) fn many(&self, pairs: &[u64]) -> Result<Vec<Bytes>, DecodeError> {
+        if !pairs.len().is_multiple_of(2) {
+            return Err(DecodeError::new("spans come in (offset, length) pairs"));
+        }
+        pairs
+            .chunks_exact(2)
+            .map(|pair| self.span(pair[0], pair[1]))
+            .collect()
+    }
+}
+
+/// What an index cache file holds.
+#[derive(Debug)]
+pub struct CachedViews {
+    /// The typed tables.
+    pub tables: fbc_catalog::tables::Tables,
+    /// The `api.Registry` view.
+    pub index: Index,
+}
+
+/// Writes `tables` and `index` as one cache image to `out`, without assembling
+/// it in memory first: the messages, then the data section's key and length,
+/// then its chunks (shared chunks written once).
+pub fn write_cache(
+    out: &mut (impl std::io::Write + ?Sized),
+    tables: &fbc_catalog::tables::Tables,
+    index: &Index,
+) -> std::io::Result<()> {
+    let mut data = DataSection::default();
+    let mut message = index.to_message(&mut data);
+    message.tables = Some(super::persist_tables::PTables::from_tables(
+        tables, &mut data,
+    ));
+    write_message(out, &message, &data)
+}
+
+fn write_message(
+    out: &mut (impl std::io::Write + ?Sized),
+    message: &PIndex,
+    data: &DataSection,
+) -> std::io::Result<()> {
+    out.write_all(&message.encode_to_vec())?;
+    if data.len > 0 {
+        let mut key = Vec::with_capacity(16);
+        prost::encoding::encode_key(
+            DATA_TAG,
+            prost::encoding::WireType::LengthDelimited,
+            &mut key,
+        );
+        prost::encoding::encode_varint(data.len, &mut key);
+        out.write_all(&key)?;
+        for chunk in &data.chunks {
+            out.write_all(chunk)?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads a cache image written by [`write_cache`]; byte strings are slices of
+/// `buf` (no copy). The tables' metas are read again from the catalog at `root`
+/// when their JSON is asked for.
+pub fn read_cache(
+    buf: Bytes,
+    root: &std::path::Path,
+    limits: fbc_catalog::source::ParseLimits,
+) -> Result<CachedViews, DecodeError> {
+    let mut message = PIndex::decode(buf).map_err(|e| DecodeError(e.to_string()))?;
+    let tables = message
+        .tables
+        .take()
+        .ok_or_else(|| DecodeError::new("the cache holds no tables"))?;
+    let spans = Spans {
+        data: message.data.clone(),
+    };
+    let tables = tables.into_tables(&spans, root, limits)?;
+    Ok(CachedViews {
+        tables,
+        index: Index::from_message(message)?,
+    })
+}
+
 impl Index {
     /// Encodes the whole index.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -220,18 +339,8 @@ impl Index {
     /// the tables, then the `data` field's key and length, then its chunks.
     pub fn write_to(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
         let mut data = DataSection::default();
-        let tables = self.to_message(&mut data);
-        out.write_all(&tables.encode_to_vec())?;
-        if data.len > 0 {
-            let mut key = Vec::with_capacity(16);
-            prost::encoding::encode_key(12, prost::encoding::WireType::LengthDelimited, &mut key);
-            prost::encoding::encode_varint(data.len, &mut key);
-            out.write_all(&key)?;
-            for chunk in &data.chunks {
-                out.write_all(chunk)?;
-            }
-        }
-        Ok(())
+        let message = self.to_message(&mut data);
+        write_message(out, &message, &data)
     }
 
     fn to_message(&self, data: &mut DataSection) -> PIndex {
@@ -331,6 +440,7 @@ impl Index {
             .iter()
             .map(|n| *n as u64)
             .collect(),
+            tables: None,
             data: Bytes::new(),
         }
     }

@@ -7,7 +7,7 @@ fn fixture_index(name: &str) -> Index {
         .join(name);
     let loaded = fbc_catalog::source::load_dir(&dir);
     let model = fbc_catalog::model::build(loaded).expect("valid fixture");
-    Index::build(&model).expect("indexable")
+    Index::build(&fbc_catalog::tables::Tables::detached(model)).expect("indexable")
 }
 
 /// Every answer of `a` and `b`, as bytes, over the names and GVKs of the fixture.
@@ -219,7 +219,7 @@ fn a_csv_is_synthesised_from_csv_metadata_exactly_as_the_reference_writes_it() {
         ..Default::default()
     };
     let model = fbc_catalog::model::build(loaded).expect("valid");
-    let ix = Index::build(&model).expect("index");
+    let ix = Index::build(&fbc_catalog::tables::Tables::detached(model)).expect("index");
     let reply = ix.bundle("syn", "stable", "syn.v1.2.3").expect("bundle");
     let b = <crate::api::Bundle as prost::Message>::decode(reply.to_bytes()).expect("decode");
     assert_eq!(b.csv_json, SYNTH_EXPECTED);

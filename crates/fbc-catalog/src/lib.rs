@@ -17,7 +17,8 @@
 //! | [`diagnostic`] | loader and model problems → typed values |
 //! | [`version_range`] | range strings → matchers (blang for skipRange) |
 //! | [`model`] | blobs → validated packages, channels, bundles, or every diagnostic |
-//! | [`load`] | directory → validated model, in one call with timings and digest |
+//! | [`tables`] | validated model → immutable typed tables (chains, providers, requirements, metas) |
+//! | [`load`] | directory → tables, in one call with timings and digest |
 //!
 //! Layers import one way, top to bottom of this table (`tests/architecture.rs` in the
 //! workspace root checks it).
@@ -48,4 +49,5 @@ pub mod load;
 pub mod model;
 pub mod parallel;
 pub mod source;
+pub mod tables;
 pub mod version_range;

@@ -7,7 +7,9 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::model::{self, Model};
-use crate::source::{self, CatalogDigest, ParseLimits};
+use crate::source::{self, CatalogDigest, FileDigest, ParseLimits};
+use crate::tables::Tables;
+use crate::tables::metas::CatalogFiles;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -25,8 +27,8 @@ pub struct LoadedModel {
     pub model: Model,
     /// The digest of the files read (see [`crate::source::digest`]).
     pub digest: CatalogDigest,
-    /// Catalog files read.
-    pub files: usize,
+    /// The catalog files read, in walk order, with their hashes.
+    pub files: Vec<FileDigest>,
     /// Bytes read.
     pub bytes: u64,
     /// Reading and parsing files.
@@ -46,9 +48,9 @@ pub fn load_model(root: &Path, options: &LoadOptions) -> Result<LoadedModel, Vec
         model::decode_blob(arena, blob, &limits)
     });
     let parse = t0.elapsed();
-    let files = loaded.files.len();
     let bytes = loaded.files.iter().map(|f| f.size).sum();
     let digest = CatalogDigest::of(&loaded.files);
+    let files = loaded.files.clone();
     let t1 = Instant::now();
     let model = model::build_decoded(loaded)?;
     Ok(LoadedModel {
@@ -59,6 +61,18 @@ pub fn load_model(root: &Path, options: &LoadOptions) -> Result<LoadedModel, Vec
         parse,
         validate: t1.elapsed(),
     })
+}
+
+impl LoadedModel {
+    /// The tables of the model, which was read from `root` under `limits`.
+    pub fn tables(self, root: &Path, limits: ParseLimits) -> Tables {
+        let files = CatalogFiles {
+            root: root.to_path_buf(),
+            files: self.files,
+            limits,
+        };
+        Tables::from_model(self.model, files)
+    }
 }
 
 /// Frees a model on two threads: a large one is hundreds of thousands of small

@@ -474,6 +474,26 @@ fn fields_of(object: &str) -> &str {
 }
 
 impl CsvPieces {
+    /// Pieces read back from an index cache (see [`CsvPieces::parts`]).
+    pub fn from_parts(head: Bytes, description: Option<Bytes>, middle: Bytes, tail: Bytes) -> Self {
+        CsvPieces {
+            head,
+            description,
+            middle,
+            tail,
+        }
+    }
+
+    /// The pieces: head, own description, middle, tail.
+    pub fn parts(&self) -> (&Bytes, Option<&Bytes>, &Bytes, &Bytes) {
+        (
+            &self.head,
+            self.description.as_ref(),
+            &self.middle,
+            &self.tail,
+        )
+    }
+
     /// Synthesises the CSV of bundle `name` (see the module docs). Pieces are
     /// written into `arena`.
     pub fn synthesize(

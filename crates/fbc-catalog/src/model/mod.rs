@@ -45,7 +45,7 @@ pub mod schema {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Icon {
     /// Decoded image bytes.
-    pub data: Vec<u8>,
+    pub data: bytes::Bytes,
     /// Media type, e.g. `image/svg+xml`.
     pub media_type: String,
 }
@@ -57,6 +57,32 @@ pub struct Model {
     pub packages: Vec<Package>,
     /// Blobs of other schemas, in walk order.
     pub custom: Vec<Blob>,
+    /// Every blob of every schema, in walk order: its envelope and origin.
+    pub metas: Vec<Meta>,
+}
+
+/// One catalog object ("meta"): its envelope and where it was read. Its JSON is
+/// not kept at load (that would hold a second copy of the catalog); see
+/// [`crate::tables::metas`] for how it is produced when asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Meta {
+    /// The `schema` field.
+    pub schema: String,
+    /// The `package` field, or empty.
+    pub package: String,
+    /// The `name` field, or empty.
+    pub name: String,
+    /// Where it was read.
+    pub origin: Origin,
+}
+
+/// A blob after [`decode_blob`]: its meta and what was decoded of it.
+#[derive(Debug)]
+pub struct DecodedMeta {
+    /// The blob's envelope and origin.
+    pub meta: Meta,
+    /// What was decoded.
+    pub decoded: Decoded,
 }
 
 /// A package with its channels and bundles.
@@ -233,8 +259,22 @@ pub struct DecodedBundle {
     diags: Vec<Diagnostic>,
 }
 
-/// Decodes what can be decoded of `blob` on its own (see [`Decoded`]).
-pub fn decode_blob(arena: &mut Arena, mut blob: Blob, limits: &ParseLimits) -> Decoded {
+/// Records `blob`'s meta, then decodes what can be decoded of it on its own (see
+/// [`Decoded`]).
+pub fn decode_blob(arena: &mut Arena, blob: Blob, limits: &ParseLimits) -> DecodedMeta {
+    let meta = Meta {
+        schema: blob.schema.clone(),
+        package: blob.package.clone(),
+        name: blob.name.clone(),
+        origin: blob.origin.clone(),
+    };
+    DecodedMeta {
+        meta,
+        decoded: decode_blob_value(arena, blob, limits),
+    }
+}
+
+fn decode_blob_value(arena: &mut Arena, mut blob: Blob, limits: &ParseLimits) -> Decoded {
     if blob.schema == schema::CHANNEL {
         let value = std::mem::take(&mut blob.value);
         let (entries, diags) = decode_channel_entries(&value, &blob);
@@ -278,9 +318,15 @@ pub fn build(loaded: Loaded) -> BuildResult {
 }
 
 /// [`build`] from blobs already passed through [`decode_blob`].
-pub fn build_decoded(loaded: Loaded<Decoded>) -> BuildResult {
+pub fn build_decoded(loaded: Loaded<DecodedMeta>) -> BuildResult {
     let mut diags: Vec<Diagnostic> = loaded.errors.iter().map(Diagnostic::from).collect();
-    let model = Builder::default().build(loaded.blobs, &mut diags);
+    let (metas, decoded): (Vec<Meta>, Vec<Decoded>) = loaded
+        .blobs
+        .into_iter()
+        .map(|d| (d.meta, d.decoded))
+        .unzip();
+    let mut model = Builder::default().build(decoded, &mut diags);
+    model.metas = metas;
     // Stable: problems without a package first, then packages by name, each in check order.
     diags.sort_by(|a, b| a.package.cmp(&b.package));
     if diags.is_empty() {
@@ -393,7 +439,11 @@ impl Builder {
                 packages.push(p);
             }
         }
-        Model { packages, custom }
+        Model {
+            packages,
+            custom,
+            metas: Vec::new(),
+        }
     }
 
     fn add_package(&mut self, blob: &Blob, diags: &mut Vec<Diagnostic>) {
@@ -411,7 +461,7 @@ impl Builder {
                     let data = property::decode_go_base64(&data)
                         .map_err(|e| format!("icon.base64data: illegal base64 data: {e}"))?;
                     Some(Icon {
-                        data,
+                        data: bytes::Bytes::from(data),
                         media_type: decode::string(icon, "mediatype")?,
                     })
                 }

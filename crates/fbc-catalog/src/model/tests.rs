@@ -425,7 +425,7 @@ fn a_package_icon_is_decoded() {
         ),
     );
     let icon = cat.model().packages[0].icon.clone().expect("icon");
-    assert_eq!(icon.data, b"<svg/>");
+    assert_eq!(&icon.data[..], b"<svg/>");
     assert_eq!(icon.media_type, "image/svg+xml");
 }
 

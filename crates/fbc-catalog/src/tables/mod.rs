@@ -1,0 +1,265 @@
+//! Validated model → immutable typed tables: what every view of a catalog reads.
+//!
+//! In: a validated [`Model`] and where it was read. Out: [`Tables`]:
+//!
+//! - packages by name, each with its channels (by name; entries in catalog order,
+//!   plus the **chain order** OLM v0 walks: head first along `replaces`, entries
+//!   some entry skips left out) and its bundles (by name: version, properties,
+//!   manifests, the CSV, deprecation);
+//! - GVK providers: the bundles whose `olm.gvk` properties name each API;
+//! - each bundle's dependency requirements parsed into values, a broken one a
+//!   per-bundle error value ([`requirements`]);
+//! - the raw metas of every schema in walk order, addressable by (schema,
+//!   package, name) ([`metas`]);
+//! - `olm.deprecations`, applied to packages, channels and bundles.
+//!
+//! The tables are built once per snapshot and never change. Views (the
+//! `api.Registry` replies, graph indexes, resolver input, catalogd's HTTP bytes)
+//! are built from them; an index cache persists them, so a warm start has them too.
+
+pub mod metas;
+pub mod requirements;
+pub mod summary;
+#[cfg(test)]
+mod tests;
+
+use crate::model::{Bundle, Channel, Gvk, Model, Package};
+use crate::source::Blob;
+use metas::MetaTable;
+use requirements::RequirementResult;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// A bundle, by package index and bundle index within the package.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BundleRef {
+    /// Index into [`Tables::packages`].
+    pub package: u32,
+    /// Index into that package's `bundles`.
+    pub bundle: u32,
+}
+
+/// A channel, by package index and channel index within the package.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ChannelRef {
+    /// Index into [`Tables::packages`].
+    pub package: u32,
+    /// Index into that package's `channels`.
+    pub channel: u32,
+}
+
+/// A custom-schema blob (any schema but the four OLM defines), kept as its
+/// normalised JSON for the views that serve it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CustomMeta {
+    /// The `schema` field.
+    pub schema: String,
+    /// The `package` field, or empty.
+    pub package: String,
+    /// The normalised JSON.
+    pub json: bytes::Bytes,
+}
+
+/// The typed tables of one catalog (see the module docs).
+#[derive(Debug)]
+pub struct Tables {
+    packages: Vec<Package>,
+    custom: Vec<CustomMeta>,
+    metas: MetaTable,
+    package_by_name: HashMap<String, u32>,
+    /// Per package, per channel: entry indices in chain order.
+    chains: Vec<Vec<Vec<u32>>>,
+    providers: BTreeMap<Gvk, Vec<BundleRef>>,
+    /// Per package, per bundle.
+    requirements: Vec<Vec<Vec<RequirementResult>>>,
+}
+
+impl Tables {
+    /// The tables of a validated model whose metas are `metas`.
+    pub fn new(packages: Vec<Package>, custom: Vec<CustomMeta>, metas: MetaTable) -> Tables {
+        let package_by_name = packages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.name.clone(), i as u32))
+            .collect();
+        let chains = packages
+            .iter()
+            .map(|p| p.channels.iter().map(chain_order).collect())
+            .collect();
+        let requirements = packages
+            .iter()
+            .map(|p| {
+                p.bundles
+                    .iter()
+                    .map(|b| requirements::requirements(&b.properties))
+                    .collect()
+            })
+            .collect();
+        let providers = providers(&packages);
+        Tables {
+            packages,
+            custom,
+            metas,
+            package_by_name,
+            chains,
+            providers,
+            requirements,
+        }
+    }
+
+    /// The tables of `model`, whose metas' JSON is read from `files` when asked for.
+    pub fn from_model(model: Model, files: metas::CatalogFiles) -> Tables {
+        let Model {
+            packages,
+            custom,
+            metas,
+        } = model;
+        let custom = custom.iter().map(custom_meta).collect();
+        Tables::new(packages, custom, MetaTable::new(metas, files))
+    }
+
+    /// The tables of a model built from text in memory: as [`Tables::from_model`],
+    /// but the metas' JSON cannot be produced (see [`MetaTable::detached`]).
+    pub fn detached(model: Model) -> Tables {
+        let custom = model.custom.iter().map(custom_meta).collect();
+        Tables::new(model.packages, custom, MetaTable::detached(model.metas))
+    }
+
+    /// Packages, sorted by name.
+    pub fn packages(&self) -> &[Package] {
+        &self.packages
+    }
+
+    /// A package by name, with its index.
+    pub fn package(&self, name: &str) -> Option<(u32, &Package)> {
+        let i = *self.package_by_name.get(name)?;
+        self.packages.get(i as usize).map(|p| (i, p))
+    }
+
+    /// The channel `r` points at.
+    pub fn channel(&self, r: ChannelRef) -> Option<&Channel> {
+        self.packages
+            .get(r.package as usize)?
+            .channels
+            .get(r.channel as usize)
+    }
+
+    /// The bundle `r` points at.
+    pub fn bundle(&self, r: BundleRef) -> Option<&Bundle> {
+        self.packages
+            .get(r.package as usize)?
+            .bundles
+            .get(r.bundle as usize)
+    }
+
+    /// A bundle of package `package` by name.
+    pub fn bundle_named(&self, package: u32, name: &str) -> Option<BundleRef> {
+        let p = self.packages.get(package as usize)?;
+        let i = p
+            .bundles
+            .binary_search_by(|b| b.name.as_str().cmp(name))
+            .ok()?;
+        Some(BundleRef {
+            package,
+            bundle: i as u32,
+        })
+    }
+
+    /// The entries of channel `r` in OLM v0's chain order (head first, following
+    /// `replaces`, entries that any entry of the channel skips left out), as
+    /// indices into the channel's `entries`.
+    pub fn chain(&self, r: ChannelRef) -> &[u32] {
+        self.chains
+            .get(r.package as usize)
+            .and_then(|c| c.get(r.channel as usize))
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// The bundles whose `olm.gvk` properties name `gvk`, in (package, bundle) order.
+    pub fn providers(&self, gvk: &Gvk) -> &[BundleRef] {
+        self.providers
+            .get(gvk)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// Every provided API with its providers, ordered by (group, version, kind).
+    pub fn all_providers(&self) -> impl Iterator<Item = (&Gvk, &[BundleRef])> {
+        self.providers.iter().map(|(g, b)| (g, b.as_slice()))
+    }
+
+    /// The dependency requirements of bundle `r`, in property order.
+    pub fn requirements(&self, r: BundleRef) -> &[RequirementResult] {
+        self.requirements
+            .get(r.package as usize)
+            .and_then(|p| p.get(r.bundle as usize))
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// Custom-schema blobs, in walk order.
+    pub fn custom(&self) -> &[CustomMeta] {
+        &self.custom
+    }
+
+    /// Every meta.
+    pub fn metas(&self) -> &MetaTable {
+        &self.metas
+    }
+}
+
+fn custom_meta(blob: &Blob) -> CustomMeta {
+    CustomMeta {
+        schema: blob.schema.clone(),
+        package: blob.package.clone(),
+        json: bytes::Bytes::from(blob.normalized_json()),
+    }
+}
+
+fn providers(packages: &[Package]) -> BTreeMap<Gvk, Vec<BundleRef>> {
+    let mut providers: BTreeMap<Gvk, Vec<BundleRef>> = BTreeMap::new();
+    for (pi, p) in packages.iter().enumerate() {
+        for (bi, b) in p.bundles.iter().enumerate() {
+            let distinct: BTreeSet<&Gvk> = b.provided_gvks().collect();
+            for gvk in distinct {
+                providers.entry(gvk.clone()).or_default().push(BundleRef {
+                    package: pi as u32,
+                    bundle: bi as u32,
+                });
+            }
+        }
+    }
+    providers
+}
+
+/// OLM v0's `sortChannel` order of a valid channel: from the head along
+/// `replaces`, leaving out every entry that some entry skips.
+pub fn chain_order(channel: &Channel) -> Vec<u32> {
+    let skipped: BTreeSet<&str> = channel
+        .entries
+        .iter()
+        .flat_map(|e| e.skips.iter().map(String::as_str))
+        .collect();
+    let index: HashMap<&str, usize> = channel
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.name.as_str(), i))
+        .collect();
+    let mut chain = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut cur = Some(channel.head);
+    while let Some(i) = cur {
+        let Some(e) = channel.entries.get(i) else {
+            break;
+        };
+        if !seen.insert(i) {
+            break; // a cycle: validation rejects these; stop rather than loop
+        }
+        if !skipped.contains(e.name.as_str()) {
+            chain.push(i as u32);
+        }
+        cur = index.get(e.replaces.as_str()).copied();
+    }
+    chain
+}

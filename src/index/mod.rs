@@ -8,7 +8,7 @@
 //!   them, in ListBundles order: (channel, package, bundle) by bytes;
 //! - each bundle's shared fields encoded once: a copy's reply is
 //!   `copy fields ++ shared fields [++ csvJson and objects]` (see
-//!   [`crate::service::wire`]), so manifests are stored once per bundle, not per channel;
+//!   [`reply`]), so manifests are stored once per bundle, not per channel;
 //! - answers of the replace and provide queries, precomputed per name and per GVK;
 //! - custom-schema blobs encoded as `google.protobuf.Struct`, per (schema, package).
 //!
@@ -16,13 +16,16 @@
 //! lists in ListBundles copy order; see each query for its rule.
 
 use fbc_catalog::model::csv;
+pub mod echo;
 mod persist;
 mod persist_tables;
+pub mod reply;
+pub mod structs;
 pub use persist::{CachedViews, DecodeError, read_cache, write_cache};
 
 use crate::api;
-use crate::service::echo::{name_bare, name_quoted};
-use crate::service::wire::Reply;
+use crate::index::echo::{name_bare, name_quoted};
+use crate::index::reply::Reply;
 use bytes::Bytes;
 use fbc_catalog::arena::Arena;
 use fbc_catalog::model;
@@ -120,7 +123,7 @@ pub struct Index {
 }
 
 /// Why a registry query has no answer. Messages follow the reference's wording;
-/// names longer than [`REFERENCE_ECHO_LEN`](crate::service::echo::REFERENCE_ECHO_LEN) bytes (none a catalog holds) are
+/// names longer than [`REFERENCE_ECHO_LEN`](crate::index::echo::REFERENCE_ECHO_LEN) bytes (none a catalog holds) are
 /// cut to a short prefix, so a client never gets its input back whole.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
@@ -451,7 +454,7 @@ impl Index {
             // custom blobs are few and small: parsed back from their normalised JSON
             let value: serde_json::Value =
                 serde_json::from_slice(&blob.json).unwrap_or(serde_json::Value::Null);
-            let s = crate::service::structs::to_struct(&value);
+            let s = crate::index::structs::to_struct(&value);
             ix.custom
                 .entry((blob.schema.clone(), blob.package.clone()))
                 .or_default()

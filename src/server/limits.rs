@@ -1,6 +1,6 @@
 //! How much the transport lets clients hold, and the process limit it needs.
 //!
-//! In: the `serve` flags ([`TransportArgs`]) or a struct literal (tests). Out:
+//! In: the `serve` flags (`cli::args::TransportArgs`) or a struct literal (tests). Out:
 //! [`TransportLimits`], the fixed HTTP/2 settings beside them, and
 //! [`raise_fd_limit`], which lifts the soft `RLIMIT_NOFILE` to the hard one at
 //! start (as Go's runtime does) and fits `max_connections` under it.
@@ -165,61 +165,6 @@ impl TransportLimits {
     }
 }
 
-/// The transport flags of `serve`, flattened into its arguments.
-#[derive(Clone, Debug, clap::Args)]
-pub struct TransportArgs {
-    /// Connections served at once; at the cap a new connection closes the one
-    /// inactive longest (idle ones first).
-    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_connections: u32,
-    /// Close a connection with no call in progress for this long (0 = never).
-    /// OLM's client re-resolves on every reconnect, so keep it long.
-    #[arg(long, default_value = "30m", value_parser = crate::cli::parse_duration)]
-    pub idle_timeout: Duration,
-    /// Close a connection whose client has left a reply unread this long (0 = never).
-    #[arg(long, default_value = "60s", value_parser = crate::cli::parse_duration)]
-    pub stall_timeout: Duration,
-    /// Interval of HTTP/2 keepalive pings to clients, also the TCP keepalive idle
-    /// time (0 = no pings). Clients are never required to ping.
-    #[arg(long, default_value = "2m", value_parser = crate::cli::parse_duration)]
-    pub keepalive_interval: Duration,
-    /// Close a connection whose client has not answered a ping within this time.
-    #[arg(long, default_value = "20s", value_parser = crate::cli::parse_duration)]
-    pub keepalive_timeout: Duration,
-    /// Concurrent streams per connection (HTTP/2 SETTINGS); Go clients queue beyond it.
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_concurrent_streams: u32,
-    /// Calls in flight at once; beyond it calls get RESOURCE_EXHAUSTED (health and
-    /// reflection excepted).
-    #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_inflight_calls: u32,
-    /// MiB of reply and request data waiting on slow clients above which new calls
-    /// get RESOURCE_EXHAUSTED.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_buffered_reply_mib: u32,
-    /// On SIGTERM/SIGINT, time given to calls in flight before every connection is closed.
-    #[arg(long, default_value = "10s", value_parser = crate::cli::parse_duration)]
-    pub shutdown_grace: Duration,
-}
-
-impl TransportArgs {
-    /// The limits these flags ask for.
-    pub fn limits(&self) -> TransportLimits {
-        TransportLimits {
-            max_connections: self.max_connections as usize,
-            idle_timeout: self.idle_timeout,
-            handshake_timeout: HANDSHAKE_TIMEOUT,
-            stall_timeout: self.stall_timeout,
-            keepalive_interval: self.keepalive_interval,
-            keepalive_timeout: self.keepalive_timeout,
-            max_concurrent_streams: self.max_concurrent_streams,
-            max_inflight_calls: self.max_inflight_calls as usize,
-            max_buffered_reply_bytes: (self.max_buffered_reply_mib as usize) << 20,
-            shutdown_grace: self.shutdown_grace,
-        }
-    }
-}
-
 /// The soft and hard `RLIMIT_NOFILE` after [`raise_fd_limit`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FdLimit {
@@ -315,38 +260,6 @@ pub fn fit_connections(max_connections: usize, fd_limit: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Debug, Parser)]
-    struct Cli {
-        #[command(flatten)]
-        transport: TransportArgs,
-    }
-
-    #[test]
-    fn flag_defaults_are_the_struct_defaults() {
-        let cli = Cli::try_parse_from(["x"]).expect("no flags");
-        assert_eq!(cli.transport.limits(), TransportLimits::default());
-    }
-
-    #[test]
-    fn flags_parse_durations_and_sizes() {
-        let cli = Cli::try_parse_from([
-            "x",
-            "--idle-timeout=5m",
-            "--stall-timeout",
-            "2s",
-            "--max-buffered-reply-mib=8",
-            "--keepalive-interval=0",
-        ])
-        .expect("flags");
-        let l = cli.transport.limits();
-        assert_eq!(l.idle_timeout, Duration::from_secs(300));
-        assert_eq!(l.stall_timeout, Duration::from_secs(2));
-        assert_eq!(l.max_buffered_reply_bytes, 8 << 20);
-        assert_eq!(l.keepalive(), None);
-        assert!(Cli::try_parse_from(["x", "--max-connections=0"]).is_err());
-    }
 
     #[test]
     fn connections_fit_under_the_fd_limit() {

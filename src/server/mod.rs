@@ -27,7 +27,7 @@ pub mod limits;
 pub mod registry;
 pub mod request;
 
-pub use limits::{MAX_REQUEST_BYTES, TransportArgs, TransportLimits};
+pub use limits::{MAX_REQUEST_BYTES, TransportLimits};
 
 use crate::service::health::{Health, HealthServer};
 use crate::service::{Experimental, ExperimentalRegistryServer, Registry, RegistryServer};

@@ -6,11 +6,10 @@
 //! as in the reference (its clients match on it); malformed requests are
 //! InvalidArgument.
 
-pub mod echo;
 pub mod health;
-pub mod structs;
 pub mod wire;
 
+use crate::index::echo;
 use crate::index::{Index, QueryError};
 use crate::snapshot::{Catalog, Snapshot};
 use bytes::Bytes;

@@ -1,0 +1,271 @@
+//! The command line's arguments: what `serve` and `validate` accept, and the
+//! parsers for the values people type (durations, sizes, depths).
+//!
+//! In: `std::env::args`. Out: validated argument structs, and the
+//! [`ServeConfig`] the app runs from.
+
+use crate::app::{Listen, ServeConfig};
+use crate::catalog::LoadOptions;
+use crate::server::TransportLimits;
+use crate::server::limits::HANDSHAKE_TIMEOUT;
+use clap::{Parser, Subcommand, ValueEnum};
+use fbc_catalog::source::ParseLimits;
+use fbc_catalog::source::limits::DEPTH_CEILING;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Top-level command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "fbc-registry",
+    version,
+    about = "Serve and validate OLM file-based catalogs"
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check a catalog and print every problem found.
+    Validate(ValidateArgs),
+    /// Serve a catalog over the OLM registry gRPC API (compatible with `opm serve`).
+    Serve(ServeArgs),
+}
+
+/// Output format of `validate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    /// One line per problem, or a one-line summary.
+    Text,
+    /// One JSON object: `{"valid": bool, "errors": [...], "packages": n, ...}`.
+    Json,
+}
+
+/// Bounds on what a catalog can make the loader do (see `docs/security.md`).
+#[derive(Clone, Debug, clap::Args)]
+pub struct LimitArgs {
+    /// Largest catalog file read (e.g. 512MiB, 1GB).
+    #[arg(long, value_name = "SIZE", default_value = "512MiB", value_parser = parse_size)]
+    pub max_file_size: u64,
+    /// Largest single JSON value or YAML document.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
+    pub max_document_size: u64,
+    /// Deepest nesting of arrays and objects in a document (at most 128).
+    #[arg(long, value_name = "LEVELS", default_value_t = ParseLimits::DEFAULT_MAX_DEPTH,
+          value_parser = parse_depth)]
+    pub max_depth: usize,
+    /// Most nodes that YAML anchors and aliases may copy into one document.
+    #[arg(long, value_name = "NODES", default_value_t = ParseLimits::DEFAULT_MAX_ALIAS_NODES)]
+    pub max_yaml_alias_nodes: usize,
+    /// A load (at start or on reload) still running after this long fails like an
+    /// invalid catalog (e.g. 2m, 90s).
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
+    pub load_timeout: std::time::Duration,
+}
+
+impl LimitArgs {
+    /// The load options these flags describe.
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            limits: ParseLimits {
+                max_file_bytes: self.max_file_size,
+                max_document_bytes: self.max_document_size,
+                max_depth: self.max_depth,
+                max_alias_nodes: self.max_yaml_alias_nodes,
+            },
+        }
+    }
+}
+
+/// `validate` arguments.
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// The catalog root directory.
+    pub dir: PathBuf,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Output::Text)]
+    pub output: Output,
+    /// Parsing limits.
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// `serve` arguments, the flags of `opm serve`.
+///
+/// Boolean flags take a value only with `=` (`--watch=false`), as Go's pflag does,
+/// so `serve --watch DIR` reads DIR as the catalog.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The catalog root directory.
+    pub dir: PathBuf,
+    /// Port to listen on, on all interfaces (IPv4 and IPv6).
+    #[arg(short, long, default_value_t = 50051)]
+    pub port: u16,
+    /// Index cache directory: a start whose catalog matches the cache reads the index
+    /// from it instead of parsing and validating (kept in `fbc-registry.v1/`,
+    /// beside any cache written by opm).
+    #[arg(long, default_value = "")]
+    pub cache_dir: String,
+    /// Build (or check) the index cache, then exit 0 without serving; without
+    /// --cache-dir, only validate.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = false,
+          default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub cache_only: bool,
+    /// Fail instead of rebuilding a stale cache. Defaults to true when --cache-dir is
+    /// set and --cache-only is not, as in `opm serve`.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub cache_enforce_integrity: Option<bool>,
+    /// File that receives the reason for a fatal exit (Kubernetes termination message).
+    #[arg(short = 't', long, default_value = "/dev/termination-log")]
+    pub termination_log: PathBuf,
+    /// Log our own debug lines (one per call, reload details); HTTP/2 internals stay
+    /// at warn unless RUST_LOG says otherwise.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = false,
+          default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub debug: bool,
+    /// Accepted for compatibility; Go's pprof has no Rust counterpart, no listener is opened.
+    #[arg(long, default_value = "localhost:6060")]
+    pub pprof_addr: String,
+    /// Accepted for compatibility; ignored.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = false,
+          default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub pprof_capture_profiles: bool,
+    /// Watch the catalog and reload it in place when its files change (`--watch=false`
+    /// to read it once, like `opm serve`). SIGHUP reloads either way.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = true,
+          default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub watch: bool,
+    /// Quiet time after the last file change before a reload starts (e.g. 250ms, 1.5s).
+    #[arg(long, value_name = "DURATION", default_value = "250ms", value_parser = parse_duration)]
+    pub reload_debounce: std::time::Duration,
+    /// Parsing limits and the load timeout.
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    /// Connection, call and memory limits against hostile or broken clients.
+    #[command(flatten)]
+    pub transport: TransportArgs,
+}
+
+impl ServeArgs {
+    /// `--cache-enforce-integrity` after `opm serve`'s defaulting rule.
+    pub fn enforce_integrity(&self) -> bool {
+        self.cache_enforce_integrity
+            .unwrap_or(!self.cache_dir.is_empty() && !self.cache_only)
+    }
+}
+
+/// Parses a duration as people write them: `250ms`, `1.5s`, `2m`, `1h30m`
+/// (humantime's grammar). A bare number is milliseconds, as earlier releases read it.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return s
+            .parse()
+            .map(std::time::Duration::from_millis)
+            .map_err(|e| format!("invalid duration {s:?}: {e}"));
+    }
+    humantime::parse_duration(s)
+        .map_err(|e| format!("invalid duration {s:?}: {e} (write e.g. 250ms, 1.5s, 2m)"))
+}
+
+/// Parses `--max-depth`: 1 to [`DEPTH_CEILING`].
+fn parse_depth(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=DEPTH_CEILING).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "invalid depth {s:?}: a number from 1 to {DEPTH_CEILING} (the JSON parser's own ceiling)"
+        )),
+    }
+}
+
+/// Parses a size such as `512MiB`, `64 MB` or `1048576` (bytes).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<bytesize::ByteSize>()
+        .map(|b| b.as_u64())
+        .map_err(|e| format!("invalid size {s:?}: {e} (write e.g. 64MiB, 1GB)"))
+}
+
+impl ServeArgs {
+    /// The server configuration these flags describe.
+    pub fn serve_config(&self) -> ServeConfig {
+        ServeConfig {
+            root: self.dir.clone(),
+            listen: Listen::AllInterfaces(self.port),
+            load: self.limits.load_options(),
+            load_timeout: self.limits.load_timeout,
+            cache: (!self.cache_dir.is_empty()).then(|| crate::cache::CacheConfig {
+                dir: PathBuf::from(&self.cache_dir),
+                enforce_integrity: self.enforce_integrity(),
+                must_write: self.cache_only,
+            }),
+            watch: self.watch,
+            reload_debounce: self.reload_debounce,
+            sighup: true,
+            transport: self.transport.limits(),
+        }
+    }
+}
+
+/// The transport flags of `serve`, flattened into its arguments.
+#[derive(Clone, Debug, clap::Args)]
+pub struct TransportArgs {
+    /// Connections served at once; at the cap a new connection closes the one
+    /// inactive longest (idle ones first).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+    /// Close a connection with no call in progress for this long (0 = never).
+    /// OLM's client re-resolves on every reconnect, so keep it long.
+    #[arg(long, default_value = "30m", value_parser = parse_duration)]
+    pub idle_timeout: Duration,
+    /// Close a connection whose client has left a reply unread this long (0 = never).
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    pub stall_timeout: Duration,
+    /// Interval of HTTP/2 keepalive pings to clients, also the TCP keepalive idle
+    /// time (0 = no pings). Clients are never required to ping.
+    #[arg(long, default_value = "2m", value_parser = parse_duration)]
+    pub keepalive_interval: Duration,
+    /// Close a connection whose client has not answered a ping within this time.
+    #[arg(long, default_value = "20s", value_parser = parse_duration)]
+    pub keepalive_timeout: Duration,
+    /// Concurrent streams per connection (HTTP/2 SETTINGS); Go clients queue beyond it.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_concurrent_streams: u32,
+    /// Calls in flight at once; beyond it calls get RESOURCE_EXHAUSTED (health and
+    /// reflection excepted).
+    #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_inflight_calls: u32,
+    /// MiB of reply and request data waiting on slow clients above which new calls
+    /// get RESOURCE_EXHAUSTED.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_buffered_reply_mib: u32,
+    /// On SIGTERM/SIGINT, time given to calls in flight before every connection is closed.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    pub shutdown_grace: Duration,
+}
+
+impl TransportArgs {
+    /// The limits these flags ask for.
+    pub fn limits(&self) -> TransportLimits {
+        TransportLimits {
+            max_connections: self.max_connections as usize,
+            idle_timeout: self.idle_timeout,
+            handshake_timeout: HANDSHAKE_TIMEOUT,
+            stall_timeout: self.stall_timeout,
+            keepalive_interval: self.keepalive_interval,
+            keepalive_timeout: self.keepalive_timeout,
+            max_concurrent_streams: self.max_concurrent_streams,
+            max_inflight_calls: self.max_inflight_calls as usize,
+            max_buffered_reply_bytes: (self.max_buffered_reply_mib as usize) << 20,
+            shutdown_grace: self.shutdown_grace,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "args_tests.rs"]
+mod tests;

@@ -1,0 +1,244 @@
+//! Command line → validated configuration → run.
+//!
+//! `fbc-registry validate DIR` checks a catalog; `fbc-registry serve DIR` serves
+//! it with the flags of `opm serve` (pflag syntax: `--flag=value`, `--flag value`,
+//! `-p 50051`, bare booleans and `--bool=false` all work).
+
+pub mod args;
+
+pub use args::{
+    Cli, Command, LimitArgs, Output, ServeArgs, ValidateArgs, parse_duration, parse_size,
+};
+
+use crate::app::{self, ServeConfig, StartError};
+use crate::catalog::{self, LoadedCatalog};
+use clap::Parser;
+use fbc_catalog::diagnostic::Diagnostic;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Parses `std::env::args` and runs the command.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Validate(args) => validate(&args),
+        Command::Serve(args) => serve(&args),
+    }
+}
+
+fn validate(args: &ValidateArgs) -> ExitCode {
+    let options = args.limits.load_options();
+    let missed = catalog::timeout_diagnostic(&args.dir, args.limits.load_timeout);
+    let output = args.output;
+    let dir = args.dir.clone();
+    let watchdog = crate::deadline::Watchdog::start(args.limits.load_timeout, move || {
+        print_invalid(&dir, output, std::slice::from_ref(&missed));
+        std::process::exit(1);
+    });
+    let result = catalog::load(&args.dir, &options);
+    drop(watchdog);
+    match (result, args.output) {
+        (Ok(loaded), Output::Text) => {
+            let s = &loaded.report.stats;
+            for w in &loaded.report.warnings {
+                eprintln!("warning: {w}");
+            }
+            println!(
+                "{}: valid: {} packages, {} channels, {} bundles ({} channel entries)",
+                args.dir.display(),
+                s.packages,
+                s.channels,
+                s.bundles,
+                s.copies
+            );
+            ExitCode::SUCCESS
+        }
+        (Ok(loaded), Output::Json) => {
+            let report = &loaded.report;
+            let s = &report.stats;
+            println!(
+                "{}",
+                serde_json::json!({
+                    "valid": true,
+                    "digest": report.digest.to_string(),
+                    "packages": s.packages,
+                    "channels": s.channels,
+                    "bundles": s.bundles,
+                    "channelEntries": s.copies,
+                    "warnings": report.warnings,
+                    "errors": [],
+                })
+            );
+            ExitCode::SUCCESS
+        }
+        (Err(errors), output) => {
+            print_invalid(&args.dir, output, &errors);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Prints what `validate` found wrong.
+fn print_invalid(dir: &Path, output: Output, errors: &[Diagnostic]) {
+    match output {
+        Output::Text => {
+            for e in errors {
+                println!("{e}");
+            }
+            eprintln!("{}: invalid: {} error(s)", dir.display(), errors.len());
+        }
+        Output::Json => println!("{}", serde_json::json!({"valid": false, "errors": errors})),
+    }
+}
+
+/// Logging to stderr: `--debug` turns on this program's debug lines, while the
+/// HTTP/2 stack (h2, hyper, tower, tonic) stays at warn; `RUST_LOG` overrides both.
+fn init_logging(debug: bool) {
+    let default = if debug {
+        "debug,h2=warn,hyper=warn,hyper_util=warn,tower=warn,tonic=warn,mio=warn,notify=info"
+    } else {
+        "info,h2=warn,hyper=warn,hyper_util=warn,tower=warn,tonic=warn"
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
+/// Writes the reason for a fatal exit where Kubernetes reads it.
+fn write_termination_log(path: &Path, reason: &str) {
+    if let Err(e) = std::fs::write(path, reason) {
+        tracing::warn!(path = %path.display(), error = %e, "unable to write the termination log");
+    }
+}
+
+/// Logs the reason for a fatal exit once, writes it to the termination log, exits 1.
+fn fatal(args: &ServeArgs, reason: &str) -> ExitCode {
+    tracing::error!("{reason}");
+    write_termination_log(&args.termination_log, reason);
+    ExitCode::FAILURE
+}
+
+/// Reports a catalog that cannot be served: each problem once, then a summary
+/// that does not repeat them (the termination log gets the first one too).
+fn fatal_diagnostics(args: &ServeArgs, errors: &[Diagnostic]) -> ExitCode {
+    if let [only] = errors {
+        return fatal(
+            args,
+            &format!("cannot serve {}: {only}", args.dir.display()),
+        );
+    }
+    for e in errors {
+        tracing::error!("{e}");
+    }
+    tracing::error!(
+        "cannot serve {}: {} errors",
+        args.dir.display(),
+        errors.len()
+    );
+    let first = errors.first().map(ToString::to_string).unwrap_or_default();
+    write_termination_log(
+        &args.termination_log,
+        &format!(
+            "cannot serve {}: {} errors; first: {first}",
+            args.dir.display(),
+            errors.len()
+        ),
+    );
+    ExitCode::FAILURE
+}
+
+/// The first load on this (the main) thread: a load still running after
+/// `--load-timeout` ends the process as an invalid catalog would (exit 1, the
+/// reason in the termination log).
+fn first_load_with_deadline(
+    args: &ServeArgs,
+    config: &ServeConfig,
+) -> Result<LoadedCatalog, StartError> {
+    let missed = format!(
+        "cannot serve {}: {}",
+        args.dir.display(),
+        catalog::timeout_diagnostic(&args.dir, args.limits.load_timeout)
+    );
+    let log = args.termination_log.clone();
+    let _watchdog = crate::deadline::Watchdog::start(args.limits.load_timeout, move || {
+        tracing::error!("{missed}");
+        write_termination_log(&log, &missed);
+        std::process::exit(1);
+    });
+    app::first_load(config)
+}
+
+fn serve(args: &ServeArgs) -> ExitCode {
+    init_logging(args.debug);
+    if args.enforce_integrity() && args.cache_dir.is_empty() {
+        return fatal(
+            args,
+            "--cache-dir must be specified with --cache-enforce-integrity",
+        );
+    }
+    let config = args.serve_config();
+    let loaded = match first_load_with_deadline(args, &config) {
+        Ok(loaded) => loaded,
+        Err(StartError::Catalog(errors)) => return fatal_diagnostics(args, &errors),
+        Err(other) => {
+            return fatal(
+                args,
+                &format!("cannot serve {}: {other}", args.dir.display()),
+            );
+        }
+    };
+    if args.cache_only {
+        crate::reload::log_loaded(&args.dir, &loaded.report, 1, "catalog loaded");
+        tracing::info!("--cache-only: done, exiting");
+        return ExitCode::SUCCESS;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fatal(args, &format!("failed to start the async runtime: {e}")),
+    };
+    let result = runtime.block_on(async {
+        let handle = app::serve(config, loaded)
+            .await
+            .map_err(|e| e.to_string())?;
+        handle.run_until(shutdown_signal()).await
+    });
+    // Anything still running (a cache write on a hung disk) must not hold the exit.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    match result {
+        Ok(()) => {
+            tracing::info!("server stopped");
+            ExitCode::SUCCESS
+        }
+        Err(reason) => fatal(args, &reason),
+    }
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down server");
+}

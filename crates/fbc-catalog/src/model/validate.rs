@@ -10,7 +10,8 @@
 //!    channel that no entry skips. Reaching an entry twice is a cycle.
 //! 3. **Stranded**: every entry must be on the chain or skipped by some entry.
 
-use super::{Diagnostic, Kind, Package, PackageDraft};
+use super::builder::PackageDraft;
+use super::{Diagnostic, Kind, Package};
 use crate::version_range::blang;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

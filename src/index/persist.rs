@@ -523,7 +523,7 @@ impl Index {
             if c.package >= n_packages || c.body >= n_bodies {
                 return Err(bad("copy refers to a missing package or bundle"));
             }
-            ix.copies.push(Copy {
+            ix.copies.push(BundleCopy {
                 package: c.package,
                 body: c.body,
                 trimmed: c.trimmed,

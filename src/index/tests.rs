@@ -255,7 +255,7 @@ proptest::proptest! {
             replaces: replaces.clone(),
         });
         let mut arena = fbc_catalog::arena::Arena::new();
-        let written = super::entry_bytes(&mut arena, &package, &channel, &bundle, &replaces);
+        let written = super::build::entry_bytes(&mut arena, &package, &channel, &bundle, &replaces);
         proptest::prop_assert_eq!(&written[..], &expected[..]);
     }
 }

@@ -185,7 +185,12 @@ impl BundleDecoder<'_> {
         self.diags.push(d);
     }
 
-    fn decode(mut self, mut value: Value, arena: &mut Arena, limits: &ParseLimits) -> Option<Bundle> {
+    fn decode(
+        mut self,
+        mut value: Value,
+        arena: &mut Arena,
+        limits: &ParseLimits,
+    ) -> Option<Bundle> {
         let obj = value.as_object_mut()?;
         let props = self.property_list(obj)?;
         let (image, related) = self.images(obj)?;
@@ -250,7 +255,10 @@ impl BundleDecoder<'_> {
     }
 
     /// `image` and `relatedImages`.
-    fn images(&mut self, obj: &serde_json::Map<String, Value>) -> Option<(String, Vec<RelatedImage>)> {
+    fn images(
+        &mut self,
+        obj: &serde_json::Map<String, Value>,
+    ) -> Option<(String, Vec<RelatedImage>)> {
         let decoded = (|| -> Result<_, String> {
             let image = decode::string(obj, "image")?;
             let mut related = Vec::new();
@@ -369,8 +377,11 @@ impl BundleDecoder<'_> {
             Ok(v) => v,
             Err(e) => {
                 self.report(
-                    (self.err)(format!("error parsing bundle version {:?}: {e}", pp.version))
-                        .field("properties[olm.package].version"),
+                    (self.err)(format!(
+                        "error parsing bundle version {:?}: {e}",
+                        pp.version
+                    ))
+                    .field("properties[olm.package].version"),
                 );
                 return None;
             }
@@ -381,11 +392,18 @@ impl BundleDecoder<'_> {
         Some(version)
     }
 
-    fn check_release(&mut self, pp: &property::PackageProp, version: &semver::Version, release: &str) {
+    fn check_release(
+        &mut self,
+        pp: &property::PackageProp,
+        version: &semver::Version,
+        release: &str,
+    ) {
         if let Err(e) = property::validate_release(release) {
             self.report(
-                (self.err)(format!("error parsing bundle release version {release:?}: {e}"))
-                    .field("properties[olm.package].release"),
+                (self.err)(format!(
+                    "error parsing bundle release version {release:?}: {e}"
+                ))
+                .field("properties[olm.package].release"),
             );
             return;
         }

@@ -505,4 +505,3 @@ fn custom_meta_problem(blob: &Blob) -> Option<Diagnostic> {
             .field(field),
     )
 }
-

@@ -32,7 +32,6 @@ use builder::Builder;
 pub use property::{Gvk, PackageRequired, Property};
 use serde_json::Value;
 
-
 /// Schema names with a fixed meaning.
 pub mod schema {
     /// A package.

@@ -16,9 +16,11 @@
 //! lists in ListBundles copy order; see each query for its rule.
 
 use fbc_catalog::model::csv;
+mod body;
 mod build;
 pub mod echo;
 mod persist;
+mod persist_table_messages;
 mod persist_tables;
 pub mod reply;
 pub mod structs;

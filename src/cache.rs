@@ -172,75 +172,14 @@ pub fn load(
         foreign: foreign_layout(&cfg.dir),
         stale: None,
     };
-    let ours = cfg.dir.join(SUBDIR);
-    let t0 = Instant::now();
-    let found = fbc_catalog::source::digest::digest_dir(root, &options.limits)
-        .map_err(|errors| CacheError::Catalog(errors.iter().map(Diagnostic::from).collect()))?;
-    let key = cache_key(found.digest);
-    let digest_time = t0.elapsed();
-    let existing = std::fs::read_to_string(ours.join(DIGEST_FILE))
-        .ok()
-        .map(|s| s.trim().to_string());
-    match &existing {
-        Some(stored) if *stored == key => {
-            let t1 = Instant::now();
-            let views = map_file(&ours.join(INDEX_FILE))
-                .map_err(|e| e.to_string())
-                .and_then(|buf| {
-                    crate::index::read_cache(buf, root, options.limits).map_err(|e| e.to_string())
-                });
-            match views {
-                Ok(crate::index::CachedViews { tables, index }) => {
-                    catalog::release_memory();
-                    let report = LoadReport {
-                        stats: index.stats().clone(),
-                        files: found.files,
-                        bytes: found.bytes,
-                        digest: found.digest,
-                        parse: digest_time,
-                        index: t1.elapsed(),
-                        warnings: catalog::oversize_warnings(&index),
-                        ..LoadReport::default()
-                    };
-                    return Ok(CachedLoad {
-                        catalog: LoadedCatalog {
-                            tables,
-                            index,
-                            report,
-                        },
-                        outcome: Outcome::Warm,
-                        notes,
-                    });
-                }
-                Err(e) => {
-                    notes.stale = Some(format!(
-                        "{} does not decode: {e}",
-                        ours.join(INDEX_FILE).display()
-                    ))
-                }
-            }
-        }
-        Some(stored) => {
-            notes.stale = Some(format!(
-                "the cache reports digest {stored}, but the catalog's digest is {key}"
-            ))
-        }
-        None => {}
+    if let Some(catalog) = read_warm(root, cfg, options, &mut notes)? {
+        return Ok(CachedLoad {
+            catalog,
+            outcome: Outcome::Warm,
+            notes,
+        });
     }
-    if cfg.enforce_integrity {
-        let why = match (&notes.stale, notes.foreign) {
-            (Some(stale), _) => Some(format!("cache requires rebuild: {stale}")),
-            (None, Some(_)) => None, // a Go cache only: build ours beside it (rule 4)
-            (None, None) => Some(format!("no index cache in {}", cfg.dir.display())),
-        };
-        if let Some(why) = why {
-            return Err(CacheError::Integrity(format!(
-                "{why}; rebuild it with `fbc-registry serve {} --cache-dir={} --cache-only`, or pass --cache-enforce-integrity=false",
-                root.display(),
-                cfg.dir.display()
-            )));
-        }
-    }
+    check_integrity(root, cfg, &notes)?;
     let catalog = catalog::load(root, options).map_err(CacheError::Catalog)?;
     let outcome = match store(
         &cfg.dir,
@@ -251,7 +190,7 @@ pub fn load(
         Ok(()) => Outcome::BuiltAndWritten,
         Err(message) if cfg.must_write => {
             return Err(CacheError::Write {
-                dir: ours.display().to_string(),
+                dir: cfg.dir.join(SUBDIR).display().to_string(),
                 message,
             });
         }
@@ -262,6 +201,85 @@ pub fn load(
         outcome,
         notes,
     })
+}
+
+/// The catalog read back from our cache when it matches; `None` (with the
+/// reason in `notes`) when there is none or it is stale or does not decode.
+fn read_warm(
+    root: &Path,
+    cfg: &CacheConfig,
+    options: &LoadOptions,
+    notes: &mut Notes,
+) -> Result<Option<LoadedCatalog>, CacheError> {
+    let ours = cfg.dir.join(SUBDIR);
+    let t0 = Instant::now();
+    let found = fbc_catalog::source::digest::digest_dir(root, &options.limits)
+        .map_err(|errors| CacheError::Catalog(errors.iter().map(Diagnostic::from).collect()))?;
+    let key = cache_key(found.digest);
+    let digest_time = t0.elapsed();
+    let stored = std::fs::read_to_string(ours.join(DIGEST_FILE))
+        .ok()
+        .map(|s| s.trim().to_string());
+    match stored {
+        Some(stored) if stored == key => {}
+        Some(stored) => {
+            notes.stale = Some(format!(
+                "the cache reports digest {stored}, but the catalog's digest is {key}"
+            ));
+            return Ok(None);
+        }
+        None => return Ok(None),
+    }
+    let t1 = Instant::now();
+    let views = map_file(&ours.join(INDEX_FILE))
+        .map_err(|e| e.to_string())
+        .and_then(|buf| {
+            crate::index::read_cache(buf, root, options.limits).map_err(|e| e.to_string())
+        });
+    let crate::index::CachedViews { tables, index } = match views {
+        Ok(views) => views,
+        Err(e) => {
+            notes.stale = Some(format!(
+                "{} does not decode: {e}",
+                ours.join(INDEX_FILE).display()
+            ));
+            return Ok(None);
+        }
+    };
+    catalog::release_memory();
+    let report = LoadReport {
+        stats: index.stats().clone(),
+        files: found.files,
+        bytes: found.bytes,
+        digest: found.digest,
+        parse: digest_time,
+        index: t1.elapsed(),
+        warnings: catalog::oversize_warnings(&index),
+        ..LoadReport::default()
+    };
+    Ok(Some(LoadedCatalog {
+        tables,
+        index,
+        report,
+    }))
+}
+
+/// With `--cache-enforce-integrity`, a missing or stale cache is an error (a Go
+/// opm cache alone is not: ours is built beside it, rule 4).
+fn check_integrity(root: &Path, cfg: &CacheConfig, notes: &Notes) -> Result<(), CacheError> {
+    if !cfg.enforce_integrity {
+        return Ok(());
+    }
+    let why = match (&notes.stale, notes.foreign) {
+        (Some(stale), _) => format!("cache requires rebuild: {stale}"),
+        (None, Some(_)) => return Ok(()),
+        (None, None) => format!("no index cache in {}", cfg.dir.display()),
+    };
+    Err(CacheError::Integrity(format!(
+        "{why}; rebuild it with `fbc-registry serve {} --cache-dir={} --cache-only`, or pass --cache-enforce-integrity=false",
+        root.display(),
+        cfg.dir.display()
+    )))
 }
 
 /// Writes `index`, built from a catalog with `digest`, as the cache in `cache_dir`

@@ -28,35 +28,7 @@ pub(super) fn bundle_body(
         }
         (None, None) => None,
     };
-    let mut dependencies = Vec::new();
-    for p in &bundle.properties {
-        match &p.parsed {
-            model::property::Parsed::GvkRequired(_) => dependencies.push(api::Dependency {
-                r#type: "olm.gvk".into(),
-                value: p.value_json.clone(),
-            }),
-            model::property::Parsed::PackageRequired(r) => {
-                let mut value = String::from("{\"packageName\":");
-                fbc_catalog::source::json::write_string(
-                    &mut value,
-                    &r.package_name,
-                    fbc_catalog::source::json::Html::Literal,
-                );
-                value.push_str(",\"version\":");
-                fbc_catalog::source::json::write_string(
-                    &mut value,
-                    &r.version_range,
-                    fbc_catalog::source::json::Html::Literal,
-                );
-                value.push('}');
-                dependencies.push(api::Dependency {
-                    r#type: "olm.package".into(),
-                    value,
-                });
-            }
-            _ => {}
-        }
-    }
+    let dependencies = dependencies(bundle);
     let core = api::Bundle {
         csv_name: bundle.name.clone(),
         package_name: package.name.clone(),
@@ -108,4 +80,39 @@ pub(super) fn bundle_body(
         },
         full,
     ))
+}
+
+/// The reference's `dependencies`: one per `olm.gvk.required` (its value as is)
+/// and `olm.package.required` (re-keyed `{packageName, version}`), in property order.
+fn dependencies(bundle: &model::Bundle) -> Vec<api::Dependency> {
+    let mut dependencies = Vec::new();
+    for p in &bundle.properties {
+        match &p.parsed {
+            model::property::Parsed::GvkRequired(_) => dependencies.push(api::Dependency {
+                r#type: "olm.gvk".into(),
+                value: p.value_json.clone(),
+            }),
+            model::property::Parsed::PackageRequired(r) => {
+                let mut value = String::from("{\"packageName\":");
+                fbc_catalog::source::json::write_string(
+                    &mut value,
+                    &r.package_name,
+                    fbc_catalog::source::json::Html::Literal,
+                );
+                value.push_str(",\"version\":");
+                fbc_catalog::source::json::write_string(
+                    &mut value,
+                    &r.version_range,
+                    fbc_catalog::source::json::Html::Literal,
+                );
+                value.push('}');
+                dependencies.push(api::Dependency {
+                    r#type: "olm.package".into(),
+                    value,
+                });
+            }
+            _ => {}
+        }
+    }
+    dependencies
 }

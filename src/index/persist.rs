@@ -343,6 +343,7 @@ impl Index {
         write_message(out, &message, &data)
     }
 
+    // Long by nature: one statement per message field, in the message's order.
     fn to_message(&self, data: &mut DataSection) -> PIndex {
         let s = &self.stats;
         PIndex {
@@ -450,6 +451,7 @@ impl Index {
         Index::from_message(PIndex::decode(buf).map_err(|e| DecodeError(e.to_string()))?)
     }
 
+    // Long by nature: one statement per message field, each checked, in order.
     fn from_message(p: PIndex) -> Result<Index, DecodeError> {
         let bad = |what: &str| DecodeError(what.to_string());
         let n_copies = p.copies.len() as u32;

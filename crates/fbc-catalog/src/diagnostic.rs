@@ -253,6 +253,7 @@ impl serde::Serialize for Diagnostic {
 }
 
 impl From<&LoadError> for Diagnostic {
+    // Long by nature: one arm per load error, each naming its location fields.
     fn from(e: &LoadError) -> Self {
         match e {
             LoadError::Io { path, message } => {

@@ -381,97 +381,22 @@ impl Builder {
         };
         let mut seen = BTreeSet::new();
         for (j, item) in items.into_iter().enumerate() {
-            let parsed = (|| -> Result<(String, String, String), String> {
-                let Some(item) = item else {
-                    return Ok(Default::default());
-                };
-                let reference = decode::object(item, "reference")?;
-                let (schema, name) = match reference {
-                    Some(r) => (decode::string(r, "schema")?, decode::string(r, "name")?),
-                    None => (String::new(), String::new()),
-                };
-                Ok((schema, name, decode::string(item, "message")?))
-            })();
-            let (schema, name, message) = match parsed {
-                Ok(p) => p,
-                Err(e) => {
-                    diags.push(
-                        err(format!("parse deprecation: entries[{j}]: {e}"))
-                            .kind(Kind::Decode)
-                            .field(format!("entries[{j}]")),
-                    );
-                    continue;
-                }
+            let Some(entry) = deprecation_entry(j, item, &err, diags) else {
+                continue;
             };
-            if schema.is_empty() {
-                diags.push(
-                    err(format!("schema must be set for deprecation entry [{j}]"))
-                        .field(format!("entries[{j}].reference.schema")),
-                );
-                continue;
-            }
-            if !seen.insert((schema.clone(), name.clone())) {
-                diags.push(
-                    err(format!("duplicate deprecation entry for {schema} {name:?}"))
-                        .kind(Kind::Duplicate)
-                        .field(format!("entries[{j}].reference")),
-                );
-                continue;
-            }
-            if message.is_empty() {
+            if !seen.insert((entry.schema.clone(), entry.name.clone())) {
                 diags.push(
                     err(format!(
-                        "invalid deprecation: entry [{j}] ({schema} {name:?}): message must be set"
+                        "duplicate deprecation entry for {} {:?}",
+                        entry.schema, entry.name
                     ))
-                    .field(format!("entries[{j}].message")),
+                    .kind(Kind::Duplicate)
+                    .field(format!("entries[{j}].reference")),
                 );
                 continue;
             }
-            match schema.as_str() {
-                schema::BUNDLE => {
-                    if draft.bundles.contains_key(&name) || draft.broken_bundles.contains(&name) {
-                        draft.bundle_deprecations.insert(name, message);
-                    } else {
-                        diags.push(
-                            err(format!(
-                                "cannot deprecate bundle {name:?}: bundle not found"
-                            ))
-                            .kind(Kind::Reference)
-                            .field(format!("entries[{j}].reference.name")),
-                        );
-                    }
-                }
-                schema::CHANNEL => {
-                    if draft.channels.contains_key(&name) {
-                        draft.channel_deprecations.insert(name, message);
-                    } else {
-                        diags.push(
-                            err(format!(
-                                "cannot deprecate channel {name:?}: channel not found"
-                            ))
-                            .kind(Kind::Reference)
-                            .field(format!("entries[{j}].reference.name")),
-                        );
-                    }
-                }
-                schema::PACKAGE => {
-                    if !name.is_empty() {
-                        diags.push(
-                            err(format!(
-                                "package name must be empty for deprecated package {package:?} (specified {name:?})"
-                            ))
-                            .field(format!("entries[{j}].reference.name")),
-                        );
-                    } else if let Some(p) = draft.package.as_mut() {
-                        p.deprecation = Some(message);
-                    }
-                }
-                other => diags.push(
-                    err(format!(
-                        "cannot deprecate object {other} {name:?}: object schema unknown"
-                    ))
-                    .field(format!("entries[{j}].reference.schema")),
-                ),
+            if let Err(d) = apply_deprecation(draft, &package, j, entry) {
+                diags.push(err(d.0).kind(d.1).field(d.2));
             }
         }
     }
@@ -504,4 +429,129 @@ fn custom_meta_problem(blob: &Blob) -> Option<Diagnostic> {
             .package(&blob.package)
             .field(field),
     )
+}
+
+/// One `olm.deprecations` entry: what it names and its message.
+struct DeprecationEntry {
+    schema: String,
+    name: String,
+    message: String,
+}
+
+/// Decodes entry `j`; a problem is reported and the entry skipped (`None`).
+fn deprecation_entry(
+    j: usize,
+    item: Option<&serde_json::Map<String, Value>>,
+    err: &dyn Fn(String) -> Diagnostic,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<DeprecationEntry> {
+    let parsed = (|| -> Result<DeprecationEntry, String> {
+        let Some(item) = item else {
+            return Ok(DeprecationEntry {
+                schema: String::new(),
+                name: String::new(),
+                message: String::new(),
+            });
+        };
+        let reference = decode::object(item, "reference")?;
+        let (schema, name) = match reference {
+            Some(r) => (decode::string(r, "schema")?, decode::string(r, "name")?),
+            None => (String::new(), String::new()),
+        };
+        Ok(DeprecationEntry {
+            schema,
+            name,
+            message: decode::string(item, "message")?,
+        })
+    })();
+    let entry = match parsed {
+        Ok(entry) => entry,
+        Err(e) => {
+            diags.push(
+                err(format!("parse deprecation: entries[{j}]: {e}"))
+                    .kind(Kind::Decode)
+                    .field(format!("entries[{j}]")),
+            );
+            return None;
+        }
+    };
+    if entry.schema.is_empty() {
+        diags.push(
+            err(format!("schema must be set for deprecation entry [{j}]"))
+                .field(format!("entries[{j}].reference.schema")),
+        );
+        return None;
+    }
+    Some(entry)
+}
+
+/// A problem with an entry: message, kind, field.
+struct EntryProblem(String, Kind, String);
+
+/// Applies entry `j` to the package, channel or bundle it names.
+fn apply_deprecation(
+    draft: &mut PackageDraft,
+    package: &str,
+    j: usize,
+    entry: DeprecationEntry,
+) -> Result<(), EntryProblem> {
+    let DeprecationEntry {
+        schema,
+        name,
+        message,
+    } = entry;
+    let at = |field: &str| format!("entries[{j}].{field}");
+    if message.is_empty() {
+        return Err(EntryProblem(
+            format!("invalid deprecation: entry [{j}] ({schema} {name:?}): message must be set"),
+            Kind::Invalid,
+            at("message"),
+        ));
+    }
+    match schema.as_str() {
+        schema::BUNDLE => {
+            if draft.bundles.contains_key(&name) || draft.broken_bundles.contains(&name) {
+                draft.bundle_deprecations.insert(name, message);
+                Ok(())
+            } else {
+                Err(EntryProblem(
+                    format!("cannot deprecate bundle {name:?}: bundle not found"),
+                    Kind::Reference,
+                    at("reference.name"),
+                ))
+            }
+        }
+        schema::CHANNEL => {
+            if draft.channels.contains_key(&name) {
+                draft.channel_deprecations.insert(name, message);
+                Ok(())
+            } else {
+                Err(EntryProblem(
+                    format!("cannot deprecate channel {name:?}: channel not found"),
+                    Kind::Reference,
+                    at("reference.name"),
+                ))
+            }
+        }
+        schema::PACKAGE => {
+            if !name.is_empty() {
+                return Err(EntryProblem(
+                    format!(
+                        "package name must be empty for deprecated package {package:?} (specified {name:?})"
+                    ),
+                    Kind::Invalid,
+                    at("reference.name"),
+                ));
+            }
+            if let Some(p) = draft.package.as_mut() {
+                p.deprecation = Some(message);
+            }
+            Ok(())
+        }
+        other => Err(EntryProblem(
+            format!("cannot deprecate object {other} {name:?}: object schema unknown"),
+            Kind::Invalid,
+            at("reference.schema"),
+        )),
+    }
 }

@@ -11,7 +11,7 @@
 //! 3. **Stranded**: every entry must be on the chain or skipped by some entry.
 
 use super::builder::PackageDraft;
-use super::{Diagnostic, Kind, Package};
+use super::{Channel, Diagnostic, Kind, Package};
 use crate::version_range::blang;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -30,80 +30,22 @@ pub(super) fn finish_package(
         ..
     } = draft;
     let mut package = package?;
-    let origin = Some(&package.origin);
-    let pkg_err = |m: String| Diagnostic::at(Kind::Invalid, origin, m).package(name);
-
-    if package.default_channel.is_empty() {
-        diags.push(pkg_err("default channel must be set".into()).field("defaultChannel"));
-    } else if !channels.contains_key(&package.default_channel) {
-        diags.push(
-            pkg_err(format!(
-                "default channel {:?} not found in channels list (channels: {})",
-                package.default_channel,
-                channels.keys().cloned().collect::<Vec<_>>().join(", ")
-            ))
-            .kind(Kind::Reference)
-            .field("defaultChannel"),
-        );
-    }
-    if channels.is_empty() {
-        diags.push(pkg_err("package must contain at least one channel".into()));
-    }
-
+    check_default_channel(name, &package, &channels, diags);
+    let known = |entry: &str| bundles.contains_key(entry) || broken_bundles.contains(entry);
     let mut in_some_channel: BTreeSet<String> = BTreeSet::new();
     let mut finished = Vec::with_capacity(channels.len());
     for (channel_name, mut channel) in channels {
-        let origin = Some(&channel.origin);
-        let ch_err = |m: String| {
-            Diagnostic::at(Kind::Invalid, origin, m)
-                .package(name)
-                .channel(&channel_name)
-        };
-        let missing: Vec<&str> = channel
-            .entries
-            .iter()
-            .filter(|e| !bundles.contains_key(&e.name) && !broken_bundles.contains(&e.name))
-            .map(|e| e.name.as_str())
-            .collect();
-        if !missing.is_empty() {
-            diags.push(
-                ch_err(format!(
-                    "no olm.bundle blobs found in package {name:?} for olm.channel entries [{}]",
-                    missing.join(" ")
-                ))
-                .kind(Kind::Reference)
-                .field("entries"),
-            );
-        }
-        if channel.entries.is_empty() {
-            diags.push(ch_err("channel must contain at least one bundle".into()).field("entries"));
+        if !check_channel(name, &channel, &known, diags) {
             continue;
         }
-        for entry in &channel.entries {
-            in_some_channel.insert(entry.name.clone());
-            let e_err = |m: String| ch_err(m).bundle(&entry.name);
-            for (i, skip) in entry.skips.iter().enumerate() {
-                if skip.is_empty() {
-                    diags.push(e_err(format!("skip[{i}] is empty")).field(format!("skips[{i}]")));
-                }
-            }
-            if !entry.skip_range.is_empty()
-                && let Err(e) = blang::parse(&entry.skip_range)
-            {
-                diags.push(
-                    e_err(format!("invalid skipRange {:?}: {e}", entry.skip_range))
-                        .field("skipRange"),
-                );
-            }
-        }
+        in_some_channel.extend(channel.entries.iter().map(|e| e.name.clone()));
         match graph_problem(&channel.entries) {
             Ok(head) => channel.head = head,
-            Err(message) => diags.push(ch_err(message).kind(Kind::Graph)),
+            Err(message) => diags.push(channel_error(name, &channel, message).kind(Kind::Graph)),
         }
         channel.deprecation = channel_deprecations.get(&channel_name).cloned();
         finished.push(channel);
     }
-
     for bundle in bundles.values_mut() {
         if !in_some_channel.contains(&bundle.name) {
             diags.push(
@@ -121,7 +63,111 @@ pub(super) fn finish_package(
         }
         bundle.deprecation = bundle_deprecations.get(&bundle.name).cloned();
     }
+    check_duplicate_versions(name, &package, &bundles, diags);
+    package.channels = finished;
+    package.bundles = bundles.into_values().collect();
+    Some(package)
+}
 
+fn package_error(name: &str, package: &Package, message: String) -> Diagnostic {
+    Diagnostic::at(Kind::Invalid, Some(&package.origin), message).package(name)
+}
+
+fn channel_error(package: &str, channel: &Channel, message: String) -> Diagnostic {
+    Diagnostic::at(Kind::Invalid, Some(&channel.origin), message)
+        .package(package)
+        .channel(&channel.name)
+}
+
+fn check_default_channel(
+    name: &str,
+    package: &Package,
+    channels: &BTreeMap<String, Channel>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if package.default_channel.is_empty() {
+        diags.push(
+            package_error(name, package, "default channel must be set".into())
+                .field("defaultChannel"),
+        );
+    } else if !channels.contains_key(&package.default_channel) {
+        diags.push(
+            package_error(
+                name,
+                package,
+                format!(
+                    "default channel {:?} not found in channels list (channels: {})",
+                    package.default_channel,
+                    channels.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            )
+            .kind(Kind::Reference)
+            .field("defaultChannel"),
+        );
+    }
+    if channels.is_empty() {
+        diags.push(package_error(
+            name,
+            package,
+            "package must contain at least one channel".into(),
+        ));
+    }
+}
+
+/// Checks a channel's entries (blobs exist, skips, skipRanges); false when the
+/// channel is empty and takes no further part.
+fn check_channel(
+    package: &str,
+    channel: &Channel,
+    known: &dyn Fn(&str) -> bool,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let err = |m: String| channel_error(package, channel, m);
+    let missing: Vec<&str> = channel
+        .entries
+        .iter()
+        .filter(|e| !known(&e.name))
+        .map(|e| e.name.as_str())
+        .collect();
+    if !missing.is_empty() {
+        diags.push(
+            err(format!(
+                "no olm.bundle blobs found in package {package:?} for olm.channel entries [{}]",
+                missing.join(" ")
+            ))
+            .kind(Kind::Reference)
+            .field("entries"),
+        );
+    }
+    if channel.entries.is_empty() {
+        diags.push(err("channel must contain at least one bundle".into()).field("entries"));
+        return false;
+    }
+    for entry in &channel.entries {
+        let e_err = |m: String| err(m).bundle(&entry.name);
+        for (i, skip) in entry.skips.iter().enumerate() {
+            if skip.is_empty() {
+                diags.push(e_err(format!("skip[{i}] is empty")).field(format!("skips[{i}]")));
+            }
+        }
+        if !entry.skip_range.is_empty()
+            && let Err(e) = blang::parse(&entry.skip_range)
+        {
+            diags.push(
+                e_err(format!("invalid skipRange {:?}: {e}", entry.skip_range)).field("skipRange"),
+            );
+        }
+    }
+    true
+}
+
+/// Two bundles of a package may not share a version (with its release).
+fn check_duplicate_versions(
+    name: &str,
+    package: &Package,
+    bundles: &BTreeMap<String, super::Bundle>,
+    diags: &mut Vec<Diagnostic>,
+) {
     let mut by_version: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for bundle in bundles.values() {
         let mut v = bundle.version.to_string();
@@ -138,17 +184,14 @@ pub(super) fn finish_package(
         .collect();
     if !dups.is_empty() {
         diags.push(
-            pkg_err(format!(
-                "duplicate versions found in bundles: [{}]",
-                dups.join(" ")
-            ))
+            package_error(
+                name,
+                package,
+                format!("duplicate versions found in bundles: [{}]", dups.join(" ")),
+            )
             .kind(Kind::Duplicate),
         );
     }
-
-    package.channels = finished;
-    package.bundles = bundles.into_values().collect();
-    Some(package)
 }
 
 /// Checks one channel's upgrade graph; returns the index of the head entry.

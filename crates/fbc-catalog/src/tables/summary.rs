@@ -12,6 +12,7 @@ fn hash(bytes: &[u8]) -> String {
 }
 
 /// Every row and derived index of `t`, one per line.
+// Long by nature: one line format per table, in table order.
 pub fn summary(t: &Tables) -> String {
     let mut out = String::new();
     for (pi, p) in t.packages().iter().enumerate() {

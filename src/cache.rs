@@ -6,14 +6,21 @@
 //!
 //! # Layout and rules
 //!
-//! 1. Our cache lives in `<cache-dir>/fbc-registry.v1/`: `index.pb` (the index as
-//!    one protobuf buffer, see [`crate::index`]) and `digest`.
+//! 1. Our cache lives in `<cache-dir>/fbc-registry.v1/`: `index.pb` (the typed
+//!    tables and the `api.Registry` view as one protobuf buffer, see
+//!    [`crate::index`]), `fingerprint` and `digest`.
 //! 2. The cache is keyed by xxh3-128 over the cache format version, this program's
 //!    version and the catalog digest (see [`fbc_catalog::source::digest`]: every catalog
 //!    file `.indexignore` keeps, by relative path, length and the xxh3-128 of its
 //!    bytes). Any edit, added or removed file changes it. A load computes the digest
 //!    of the very bytes it parsed, so a cache written after a load (at start or
 //!    after a hot reload, see [`store`]) describes exactly the catalog it holds.
+//!    Beside it, `fingerprint` records every file's path, size and modification
+//!    time as that load read them: a start whose files match it exactly trusts
+//!    the recorded digest and reads no catalog file; any difference falls back to
+//!    hashing every file (and, when the digest still matches, refreshes the
+//!    fingerprint). Bytes rewritten with the same size and an old modification
+//!    time put back on purpose are the one change this does not see.
 //! 3. A cache whose digest differs, or that does not decode, is stale: it is
 //!    rebuilt, or with `--cache-enforce-integrity` the start fails (as `opm serve`'s
 //!    does), naming both digests and the command that rebuilds it.
@@ -49,6 +56,8 @@ const FORMAT: &str = "fbc-registry index cache v4";
 pub const SUBDIR: &str = "fbc-registry.v1";
 const INDEX_FILE: &str = "index.pb";
 const DIGEST_FILE: &str = "digest";
+/// `<fingerprint> <catalog digest>`: see [`fbc_catalog::source::digest::fingerprint`].
+const FINGERPRINT_FILE: &str = "fingerprint";
 
 /// How the cache is used.
 #[derive(Clone, Debug)]
@@ -213,9 +222,8 @@ fn read_warm(
 ) -> Result<Option<LoadedCatalog>, CacheError> {
     let ours = cfg.dir.join(SUBDIR);
     let t0 = Instant::now();
-    let found = fbc_catalog::source::digest::digest_dir(root, &options.limits)
-        .map_err(|errors| CacheError::Catalog(errors.iter().map(Diagnostic::from).collect()))?;
-    let key = cache_key(found.digest);
+    let digest = current_digest(root, &ours, options)?;
+    let key = cache_key(digest);
     let digest_time = t0.elapsed();
     let stored = std::fs::read_to_string(ours.join(DIGEST_FILE))
         .ok()
@@ -247,11 +255,16 @@ fn read_warm(
         }
     };
     catalog::release_memory();
+    let files = tables
+        .metas()
+        .files()
+        .map(|f| f.files.as_slice())
+        .unwrap_or_default();
     let report = LoadReport {
         stats: index.stats().clone(),
-        files: found.files,
-        bytes: found.bytes,
-        digest: found.digest,
+        files: files.len(),
+        bytes: files.iter().map(|f| f.size).sum(),
+        digest,
         parse: digest_time,
         index: t1.elapsed(),
         warnings: catalog::oversize_warnings(&index),
@@ -262,6 +275,46 @@ fn read_warm(
         index,
         report,
     }))
+}
+
+/// The catalog's digest now: the one recorded beside the cache when every file
+/// has the path, size and modification time recorded with it (no file is read),
+/// else computed by hashing every file — and then the fingerprint is refreshed
+/// (best effort: a read-only cache directory keeps the old one).
+fn current_digest(
+    root: &Path,
+    ours: &Path,
+    options: &LoadOptions,
+) -> Result<CatalogDigest, CacheError> {
+    use fbc_catalog::source::digest::{digest_dir, fingerprint_dir};
+    let catalog_error = |errors: Vec<fbc_catalog::source::LoadError>| {
+        CacheError::Catalog(errors.iter().map(Diagnostic::from).collect())
+    };
+    let recorded = std::fs::read_to_string(ours.join(FINGERPRINT_FILE))
+        .ok()
+        .and_then(|text| {
+            let (fingerprint, digest) = text.trim().split_once(' ')?;
+            Some((
+                u128::from_str_radix(fingerprint, 16).ok()?,
+                u128::from_str_radix(digest, 16).ok()?,
+            ))
+        });
+    if let Some((fingerprint, digest)) = recorded
+        && fingerprint_dir(root, &options.limits).map_err(catalog_error)? == Some(fingerprint)
+    {
+        return Ok(CatalogDigest(digest));
+    }
+    let hashed = digest_dir(root, &options.limits).map_err(catalog_error)?;
+    let stored_key = std::fs::read_to_string(ours.join(DIGEST_FILE)).unwrap_or_default();
+    if let Some(fingerprint) = hashed.fingerprint
+        && stored_key.trim() == cache_key(hashed.digest)
+    {
+        let line = format!("{fingerprint:032x} {}", hashed.digest);
+        let _ = replace_file(ours, FINGERPRINT_FILE, &|out| {
+            out.write_all(line.as_bytes())
+        });
+    }
+    Ok(hashed.digest)
 }
 
 /// With `--cache-enforce-integrity`, a missing or stale cache is an error (a Go
@@ -291,7 +344,22 @@ pub fn store(
     index: &Index,
     digest: CatalogDigest,
 ) -> Result<(), String> {
-    write(&cache_dir.join(SUBDIR), tables, index, &cache_key(digest))
+    let files = tables
+        .metas()
+        .files()
+        .map(|f| f.files.as_slice())
+        .unwrap_or_default();
+    let fingerprint = fbc_catalog::source::digest::fingerprint(
+        files.iter().map(|f| (f.rel.as_str(), f.size, f.modified)),
+    )
+    .map(|fp| format!("{fp:032x} {digest}"));
+    write(
+        &cache_dir.join(SUBDIR),
+        tables,
+        index,
+        &cache_key(digest),
+        fingerprint.as_deref(),
+    )
 }
 
 fn write(
@@ -299,6 +367,7 @@ fn write(
     tables: &fbc_catalog::tables::Tables,
     index: &Index,
     digest: &str,
+    fingerprint: Option<&str>,
 ) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     // An old digest must not vouch for a half-written index.
@@ -307,34 +376,55 @@ fn write(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e.to_string()),
     }
-    // A temporary name of this process's own, created fresh: two servers sharing a
-    // cache directory never write the same file, and a file is complete and on disk
-    // before it is renamed into place, so a mapped index never changes under us.
     let put = |name: &str, write: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>| {
-        let stamp = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default();
-        let tmp = dir.join(format!(".{name}.{}.{stamp}.tmp", std::process::id()));
-        let written = std::fs::File::create_new(&tmp).and_then(|file| {
-            let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-            write(&mut out)?;
-            let file = out.into_inner().map_err(|e| e.into_error())?;
-            file.sync_all()
-        });
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e.to_string());
-        }
-        std::fs::rename(&tmp, dir.join(name)).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            e.to_string()
-        })
+        replace_file(dir, name, write)
     };
+    // The fingerprint goes with the index it describes: an old one must not vouch
+    // for a new index either.
+    match std::fs::remove_file(dir.join(FINGERPRINT_FILE)) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e.to_string()),
+    }
     put(INDEX_FILE, &|out| {
         crate::index::write_cache(out, tables, index)
     })?;
+    if let Some(fingerprint) = fingerprint {
+        put(FINGERPRINT_FILE, &|out| {
+            out.write_all(fingerprint.as_bytes())
+        })?;
+    }
     put(DIGEST_FILE, &|out| out.write_all(digest.as_bytes()))
+}
+
+/// Writes file `name` in `dir` under a temporary name of this process's own,
+/// created fresh, synced, then renamed into place: two servers sharing a cache
+/// directory never write the same file, and a file is complete and on disk
+/// before it is renamed, so a mapped index never changes under us.
+fn replace_file(
+    dir: &Path,
+    name: &str,
+    write: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.{stamp}.tmp", std::process::id()));
+    let written = std::fs::File::create_new(&tmp).and_then(|file| {
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        write(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()
+    });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e.to_string());
+    }
+    std::fs::rename(&tmp, dir.join(name)).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        e.to_string()
+    })
 }
 
 #[cfg(test)]
@@ -506,5 +596,62 @@ mod tests {
             rebuilt.notes
         );
         assert!(load(&root, &cfg(&dir, true)).is_ok());
+    }
+
+    fn set_mtime(path: &Path, t: std::time::SystemTime) {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .and_then(|f| f.set_modified(t))
+            .expect("set mtime");
+    }
+
+    #[test]
+    fn an_untouched_catalog_is_recognised_by_its_fingerprint_without_reading_files() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = catalog(tmp.path());
+        let dir = tmp.path().join("cache");
+        load(&root, &cfg(&dir, false)).expect("cold");
+        assert!(dir.join(SUBDIR).join(FINGERPRINT_FILE).is_file());
+        // Rewrite a file with other bytes of the same length and put its time back:
+        // the fingerprint cannot tell (the documented limit), so the cache is
+        // trusted without a single file being hashed.
+        let file = root.join("deprecations.yaml");
+        let before = std::fs::metadata(&file)
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        let text = std::fs::read_to_string(&file).expect("read");
+        std::fs::write(&file, text.replace("end of life", "END OF LIFE")).expect("write");
+        set_mtime(&file, before);
+        let warm = load(&root, &cfg(&dir, true)).expect("warm");
+        assert_eq!(warm.outcome, Outcome::Warm);
+    }
+
+    #[test]
+    fn a_touched_file_is_hashed_again_and_the_fingerprint_refreshed() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let root = catalog(tmp.path());
+        let dir = tmp.path().join("cache");
+        load(&root, &cfg(&dir, false)).expect("cold");
+        let recorded = || {
+            std::fs::read_to_string(dir.join(SUBDIR).join(FINGERPRINT_FILE)).expect("fingerprint")
+        };
+        let first = recorded();
+        set_mtime(
+            &root.join("deprecations.yaml"),
+            std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000),
+        );
+        // same bytes, new time: hashed, still warm, and the new time recorded
+        assert_eq!(
+            load(&root, &cfg(&dir, true)).expect("warm").outcome,
+            Outcome::Warm
+        );
+        let second = recorded();
+        assert_ne!(first, second);
+        assert_eq!(
+            first.split(' ').nth(1),
+            second.split(' ').nth(1),
+            "same digest"
+        );
     }
 }

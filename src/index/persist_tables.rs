@@ -230,6 +230,7 @@ impl PTables {
                 rel: f.rel.clone(),
                 size: f.size,
                 hash: (u128::from(f.hash_high) << 64) | u128::from(f.hash_low),
+                modified: None,
             })
             .collect();
         let reader = Reader {

@@ -25,6 +25,9 @@ pub struct FileDigest {
     pub size: u64,
     /// xxh3-128 of the bytes.
     pub hash: u128,
+    /// Modification time when read (nanoseconds since the epoch), if known; not
+    /// part of the digest (see [`fingerprint`]).
+    pub modified: Option<i128>,
 }
 
 /// The digest of a whole catalog; shown as 32 hex digits.
@@ -61,6 +64,8 @@ pub struct DirDigest {
     pub files: usize,
     /// Their total size in bytes.
     pub bytes: u64,
+    /// Their fingerprint as they were hashed (see [`fingerprint`]).
+    pub fingerprint: Option<u128>,
 }
 
 /// The digest of the catalog at `root` without parsing it: every file is read and
@@ -72,7 +77,7 @@ pub fn digest_dir(root: &Path, limits: &ParseLimits) -> Result<DirDigest, Vec<Lo
     });
     let mut digests = Vec::with_capacity(files.len());
     for ((rel, _), hashed) in files.iter().zip(hashes) {
-        let (hash, size) = match hashed {
+        let (hash, size, modified) = match hashed {
             Some(Ok(v)) => v,
             Some(Err(e)) => return Err(vec![e]),
             None => {
@@ -86,22 +91,29 @@ pub fn digest_dir(root: &Path, limits: &ParseLimits) -> Result<DirDigest, Vec<Lo
             rel: rel.clone(),
             size,
             hash,
+            modified,
         });
     }
     Ok(DirDigest {
         digest: CatalogDigest::of(&digests),
         files: digests.len(),
         bytes: digests.iter().map(|f| f.size).sum(),
+        fingerprint: fingerprint(digests.iter().map(|f| (f.rel.as_str(), f.size, f.modified))),
     })
 }
 
 /// The xxh3-128 and length of a regular file of at most `limit` bytes, read in
 /// chunks through `buffer`.
-pub fn hash_file(path: &Path, limit: u64, buffer: &mut Vec<u8>) -> Result<(u128, u64), ReadError> {
+pub fn hash_file(
+    path: &Path,
+    limit: u64,
+    buffer: &mut Vec<u8>,
+) -> Result<(u128, u64, Option<i128>), ReadError> {
     use std::io::Read;
     const CHUNK: usize = 1 << 20;
     buffer.resize(CHUNK, 0);
     let mut file = open_regular(path)?;
+    let modified = super::read::modified_ns(&file.metadata()?);
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     let mut len = 0u64;
     loop {
@@ -118,7 +130,41 @@ pub fn hash_file(path: &Path, limit: u64, buffer: &mut Vec<u8>) -> Result<(u128,
             Err(e) => return Err(e.into()),
         }
     }
-    Ok((hasher.digest128(), len))
+    Ok((hasher.digest128(), len, modified))
+}
+
+/// A cheap stand-in for the digest: one hash of every catalog file's path, size
+/// and modification time, as a load read them. `None` when a time is unknown.
+///
+/// A cache records it beside the digest; a start whose files have exactly the
+/// recorded paths, sizes and times trusts the recorded digest instead of reading
+/// and hashing every byte. Editing a file changes its time (and usually its
+/// size); copying a tree, extracting an image layer or a ConfigMap update keep
+/// or renew times consistently. Any difference falls back to hashing.
+pub fn fingerprint<'a>(
+    files: impl IntoIterator<Item = (&'a str, u64, Option<i128>)>,
+) -> Option<u128> {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    hasher.update(b"fbc catalog fingerprint v1");
+    for (rel, size, modified) in files {
+        hasher.update(&(rel.len() as u64).to_le_bytes());
+        hasher.update(rel.as_bytes());
+        hasher.update(&size.to_le_bytes());
+        hasher.update(&modified?.to_le_bytes());
+    }
+    Some(hasher.digest128())
+}
+
+/// The fingerprint of the catalog at `root` as it is now: its files listed and
+/// each one `stat`ed, none read.
+pub fn fingerprint_dir(root: &Path, limits: &ParseLimits) -> Result<Option<u128>, Vec<LoadError>> {
+    let files = list_catalog_files(root, limits)?;
+    let mut stats = Vec::with_capacity(files.len());
+    for (rel, path) in &files {
+        let meta = std::fs::metadata(path).map_err(|e| vec![read_error(rel, ReadError::Io(e))])?;
+        stats.push((rel.as_str(), meta.len(), super::read::modified_ns(&meta)));
+    }
+    Ok(fingerprint(stats))
 }
 
 #[cfg(test)]
@@ -132,9 +178,9 @@ mod tests {
             let data: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
             let path = dir.path().join(format!("f{len}"));
             std::fs::write(&path, &data).expect("write");
-            let hashed = hash_file(&path, u64::MAX, &mut Vec::new()).expect("hash");
+            let (hash, size, _) = hash_file(&path, u64::MAX, &mut Vec::new()).expect("hash");
             assert_eq!(
-                hashed,
+                (hash, size),
                 (xxhash_rust::xxh3::xxh3_128(&data), len as u64),
                 "{len}"
             );
@@ -164,6 +210,7 @@ mod tests {
             rel: rel.into(),
             size,
             hash,
+            modified: None,
         };
         let base = CatalogDigest::of(&[file("a", 1, 7), file("b", 2, 8)]);
         assert_ne!(base, CatalogDigest::of(&[file("a", 1, 7)]));

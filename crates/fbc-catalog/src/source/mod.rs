@@ -286,18 +286,24 @@ pub fn load_dir_with<S: Default, B: Send>(
         |(state, buffer): &mut (S, Vec<u8>), (rel, path)| {
             let parsed = read_and_parse(rel, path, buffer, limits);
             let blobs: Vec<B> = parsed.blobs.into_iter().map(|b| map(state, b)).collect();
-            (blobs, parsed.errors, parsed.size, parsed.hash)
+            let file = (parsed.size, parsed.hash, parsed.modified);
+            (blobs, parsed.errors, file)
         },
     );
     for ((rel, _), result) in files.iter().zip(results) {
-        let (blobs, errors, size, hash) = result.unwrap_or_else(|| {
+        let (blobs, errors, (size, hash, modified)) = result.unwrap_or_else(|| {
             let message = "internal error: the worker reading this file failed".to_string();
-            (Vec::new(), vec![io_error_message(rel, message)], 0, 0)
+            (
+                Vec::new(),
+                vec![io_error_message(rel, message)],
+                (0, 0, None),
+            )
         });
         loaded.files.push(FileDigest {
             rel: rel.clone(),
             size,
             hash,
+            modified,
         });
         loaded.blobs.extend(blobs);
         loaded.errors.extend(errors);
@@ -316,6 +322,8 @@ pub struct FileResult {
     pub size: u64,
     /// xxh3-128 of the bytes (see [`digest`]).
     pub hash: u128,
+    /// Modification time when read (nanoseconds since the epoch), if known.
+    pub modified: Option<i128>,
 }
 
 pub(crate) fn io_error_message(path: &str, message: String) -> LoadError {

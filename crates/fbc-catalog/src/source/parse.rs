@@ -18,9 +18,10 @@ pub(super) fn read_and_parse(
     limits: &ParseLimits,
 ) -> FileResult {
     match read_regular(path, limits.max_file_bytes, buffer) {
-        Ok(size) => {
+        Ok(read) => {
             let mut result = parse_file_with(rel, buffer, limits);
-            result.size = size;
+            result.size = read.size;
+            result.modified = read.modified;
             result.hash = xxhash_rust::xxh3::xxh3_128(buffer);
             result
         }

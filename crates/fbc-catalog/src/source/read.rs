@@ -49,12 +49,32 @@ pub fn open_regular(path: &Path) -> Result<std::fs::File, ReadError> {
     Ok(file)
 }
 
+/// What reading a file found besides its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileRead {
+    /// Bytes read.
+    pub size: u64,
+    /// Its modification time (nanoseconds since the epoch), when the system has one.
+    pub modified: Option<i128>,
+}
+
+/// The modification time of `meta` in nanoseconds since the epoch.
+pub fn modified_ns(meta: &std::fs::Metadata) -> Option<i128> {
+    let t = meta.modified().ok()?;
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => Some(d.as_nanos() as i128),
+        Err(e) => Some(-(e.duration().as_nanos() as i128)),
+    }
+}
+
 /// Reads the regular file at `path` into `buffer` (cleared first); at most `limit`
-/// bytes. Returns the number of bytes read.
-pub fn read_regular(path: &Path, limit: u64, buffer: &mut Vec<u8>) -> Result<u64, ReadError> {
+/// bytes.
+pub fn read_regular(path: &Path, limit: u64, buffer: &mut Vec<u8>) -> Result<FileRead, ReadError> {
     buffer.clear();
     let file = open_regular(path)?;
-    let claimed = file.metadata()?.len();
+    let meta = file.metadata()?;
+    let claimed = meta.len();
+    let modified = modified_ns(&meta);
     if claimed > limit {
         return Err(ReadError::TooLarge { limit });
     }
@@ -66,7 +86,10 @@ pub fn read_regular(path: &Path, limit: u64, buffer: &mut Vec<u8>) -> Result<u64
         buffer.clear();
         return Err(ReadError::TooLarge { limit });
     }
-    Ok(read)
+    Ok(FileRead {
+        size: read,
+        modified,
+    })
 }
 
 /// A short description of a file type, for messages.
@@ -106,7 +129,7 @@ mod tests {
         let path = dir.path().join("f");
         std::fs::write(&path, b"hello").expect("write");
         let mut buffer = b"old".to_vec();
-        assert_eq!(read_regular(&path, 5, &mut buffer).expect("read"), 5);
+        assert_eq!(read_regular(&path, 5, &mut buffer).expect("read").size, 5);
         assert_eq!(buffer, b"hello");
         assert!(matches!(
             read_regular(&path, 4, &mut buffer),

@@ -222,8 +222,8 @@ fn read_warm(
 ) -> Result<Option<LoadedCatalog>, CacheError> {
     let ours = cfg.dir.join(SUBDIR);
     let t0 = Instant::now();
-    let digest = current_digest(root, &ours, options)?;
-    let key = cache_key(digest);
+    let current = current_digest(root, &ours, options)?;
+    let key = cache_key(current.digest);
     let digest_time = t0.elapsed();
     let stored = std::fs::read_to_string(ours.join(DIGEST_FILE))
         .ok()
@@ -255,16 +255,11 @@ fn read_warm(
         }
     };
     catalog::release_memory();
-    let files = tables
-        .metas()
-        .files()
-        .map(|f| f.files.as_slice())
-        .unwrap_or_default();
     let report = LoadReport {
         stats: index.stats().clone(),
-        files: files.len(),
-        bytes: files.iter().map(|f| f.size).sum(),
-        digest,
+        files: current.files,
+        bytes: current.bytes,
+        digest: current.digest,
         parse: digest_time,
         index: t1.elapsed(),
         warnings: catalog::oversize_warnings(&index),
@@ -285,7 +280,7 @@ fn current_digest(
     root: &Path,
     ours: &Path,
     options: &LoadOptions,
-) -> Result<CatalogDigest, CacheError> {
+) -> Result<CurrentDigest, CacheError> {
     use fbc_catalog::source::digest::{digest_dir, fingerprint_dir};
     let catalog_error = |errors: Vec<fbc_catalog::source::LoadError>| {
         CacheError::Catalog(errors.iter().map(Diagnostic::from).collect())
@@ -299,10 +294,15 @@ fn current_digest(
                 u128::from_str_radix(digest, 16).ok()?,
             ))
         });
-    if let Some((fingerprint, digest)) = recorded
-        && fingerprint_dir(root, &options.limits).map_err(catalog_error)? == Some(fingerprint)
-    {
-        return Ok(CatalogDigest(digest));
+    if let Some((fingerprint, digest)) = recorded {
+        let now = fingerprint_dir(root, &options.limits).map_err(catalog_error)?;
+        if now.fingerprint == Some(fingerprint) {
+            return Ok(CurrentDigest {
+                digest: CatalogDigest(digest),
+                files: now.files,
+                bytes: now.bytes,
+            });
+        }
     }
     let hashed = digest_dir(root, &options.limits).map_err(catalog_error)?;
     let stored_key = std::fs::read_to_string(ours.join(DIGEST_FILE)).unwrap_or_default();
@@ -314,7 +314,18 @@ fn current_digest(
             out.write_all(line.as_bytes())
         });
     }
-    Ok(hashed.digest)
+    Ok(CurrentDigest {
+        digest: hashed.digest,
+        files: hashed.files,
+        bytes: hashed.bytes,
+    })
+}
+
+/// The catalog's digest and size now.
+struct CurrentDigest {
+    digest: CatalogDigest,
+    files: usize,
+    bytes: u64,
 }
 
 /// With `--cache-enforce-integrity`, a missing or stale cache is an error (a Go
@@ -340,10 +351,11 @@ fn check_integrity(root: &Path, cfg: &CacheConfig, notes: &Notes) -> Result<(), 
 /// this so that a restart finds the catalog it was serving.
 pub fn store(
     cache_dir: &Path,
-    tables: &fbc_catalog::tables::Tables,
+    tables: &crate::index::SnapshotTables,
     index: &Index,
     digest: CatalogDigest,
 ) -> Result<(), String> {
+    let tables = tables.get().map_err(|e| e.to_string())?;
     let files = tables
         .metas()
         .files()
@@ -473,12 +485,25 @@ mod tests {
         // the tables come back whole, metas' JSON included
         use fbc_catalog::tables::summary::summary;
         assert_eq!(
-            summary(&warm.catalog.tables),
-            summary(&built.catalog.tables)
+            summary(warm.catalog.tables.get().expect("warm tables")),
+            summary(built.catalog.tables.get().expect("cold tables"))
         );
         assert_eq!(
-            warm.catalog.tables.metas().json().expect("warm metas"),
-            built.catalog.tables.metas().json().expect("cold metas")
+            warm.catalog
+                .tables
+                .get()
+                .expect("warm")
+                .metas()
+                .json()
+                .expect("warm metas"),
+            built
+                .catalog
+                .tables
+                .get()
+                .expect("cold")
+                .metas()
+                .json()
+                .expect("cold metas")
         );
     }
 

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 pub struct LoadedCatalog {
     /// The typed tables every view reads.
-    pub tables: fbc_catalog::tables::Tables,
+    pub tables: crate::index::SnapshotTables,
     /// The `api.Registry` view: every reply pre-encoded.
     pub index: Index,
     /// Counts, timings and warnings.
@@ -104,7 +104,7 @@ pub fn load(root: &Path, options: &LoadOptions) -> Result<LoadedCatalog, Vec<Dia
         warnings,
     };
     Ok(LoadedCatalog {
-        tables,
+        tables: crate::index::SnapshotTables::built(tables),
         index,
         report,
     })

@@ -7,9 +7,9 @@
 
 use crate::catalog::LoadedCatalog;
 use crate::index::Index;
+use crate::index::SnapshotTables;
 use arc_swap::ArcSwapOption;
 use fbc_catalog::source::CatalogDigest;
-use fbc_catalog::tables::Tables;
 use std::sync::Arc;
 use std::time::SystemTime;
 use tokio::sync::watch;
@@ -21,8 +21,9 @@ pub struct Snapshot {
     pub generation: u64,
     /// The digest of the catalog files it was built from.
     pub digest: CatalogDigest,
-    /// The typed tables every view reads.
-    pub tables: Tables,
+    /// The typed tables every view reads (decoded from the cache on first use
+    /// after a warm start).
+    pub tables: SnapshotTables,
     /// The `api.Registry` view: every reply pre-encoded.
     pub index: Index,
     /// When it was published.

@@ -19,11 +19,13 @@ use fbc_catalog::model::csv;
 mod body;
 mod build;
 pub mod echo;
+mod lazy_tables;
 mod persist;
 mod persist_table_messages;
 mod persist_tables;
 pub mod reply;
 pub mod structs;
+pub use lazy_tables::SnapshotTables;
 pub use persist::{CachedViews, DecodeError, read_cache, write_cache};
 
 use crate::api;

@@ -40,9 +40,10 @@ struct PIndex {
     oversize: Vec<POversize>,
     #[prost(uint64, repeated, tag = "11")]
     stats: Vec<u64>,
-    /// The typed tables the index was built from (see `persist_tables`).
-    #[prost(message, optional, tag = "13")]
-    tables: Option<super::persist_table_messages::PTables>,
+    /// The typed tables the index was built from, an encoded `PTables` (see
+    /// `persist_tables`), decoded only when asked for (see `lazy_tables`).
+    #[prost(bytes = "bytes", optional, tag = "13")]
+    tables: Option<Bytes>,
     /// Bundle cores, manifests and the tables' byte strings, referred to by
     /// (offset, length). The highest tag, so it is encoded last (see
     /// [`write_cache`]).
@@ -226,6 +227,11 @@ pub(super) struct Spans {
 }
 
 impl Spans {
+    /// Spans into `data`.
+    pub(super) fn new(data: Bytes) -> Self {
+        Spans { data }
+    }
+
     fn span(&self, at: u64, len: u64) -> Result<Bytes, DecodeError> {
         let end = at
             .checked_add(len)
@@ -259,8 +265,8 @@ impl Spans {
 /// What an index cache file holds.
 #[derive(Debug)]
 pub struct CachedViews {
-    /// The typed tables.
-    pub tables: fbc_catalog::tables::Tables,
+    /// The typed tables, decoded when first asked for.
+    pub tables: super::lazy_tables::SnapshotTables,
     /// The `api.Registry` view.
     pub index: Index,
 }
@@ -275,9 +281,8 @@ pub fn write_cache(
 ) -> std::io::Result<()> {
     let mut data = DataSection::default();
     let mut message = index.to_message(&mut data);
-    message.tables = Some(super::persist_table_messages::PTables::from_tables(
-        tables, &mut data,
-    ));
+    let encoded = super::persist_table_messages::PTables::from_tables(tables, &mut data);
+    message.tables = Some(Bytes::from(encoded.encode_to_vec()));
     write_message(out, &message, &data)
 }
 
@@ -316,10 +321,12 @@ pub fn read_cache(
         .tables
         .take()
         .ok_or_else(|| DecodeError::new("the cache holds no tables"))?;
-    let spans = Spans {
+    let tables = super::lazy_tables::SnapshotTables::cached(super::lazy_tables::TablesImage {
+        encoded: tables,
         data: message.data.clone(),
-    };
-    let tables = tables.into_tables(&spans, root, limits)?;
+        root: root.to_path_buf(),
+        limits,
+    });
     Ok(CachedViews {
         tables,
         index: Index::from_message(message)?,

@@ -155,16 +155,34 @@ pub fn fingerprint<'a>(
     Some(hasher.digest128())
 }
 
+/// What [`fingerprint_dir`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DirFingerprint {
+    /// The fingerprint, when every file has a modification time.
+    pub fingerprint: Option<u128>,
+    /// Catalog files.
+    pub files: usize,
+    /// Their total size in bytes.
+    pub bytes: u64,
+}
+
 /// The fingerprint of the catalog at `root` as it is now: its files listed and
 /// each one `stat`ed, none read.
-pub fn fingerprint_dir(root: &Path, limits: &ParseLimits) -> Result<Option<u128>, Vec<LoadError>> {
+pub fn fingerprint_dir(
+    root: &Path,
+    limits: &ParseLimits,
+) -> Result<DirFingerprint, Vec<LoadError>> {
     let files = list_catalog_files(root, limits)?;
     let mut stats = Vec::with_capacity(files.len());
     for (rel, path) in &files {
         let meta = std::fs::metadata(path).map_err(|e| vec![read_error(rel, ReadError::Io(e))])?;
         stats.push((rel.as_str(), meta.len(), super::read::modified_ns(&meta)));
     }
-    Ok(fingerprint(stats))
+    Ok(DirFingerprint {
+        files: stats.len(),
+        bytes: stats.iter().map(|s| s.1).sum(),
+        fingerprint: fingerprint(stats),
+    })
 }
 
 #[cfg(test)]

@@ -6,14 +6,16 @@
 //! 1. the string is split at spaces, except a space right after `>`, `<` or `=`
 //!    (`>= 1.0.0` is one token); single-character tokens are dropped;
 //! 2. `||` tokens separate OR groups (AND binds tighter); a leading or trailing
-//!    `||` is an error;
+//!    `||` is an error, and so is an empty group (`a || || b`: Go accepts it and
+//!    panics when evaluation reaches it);
 //! 3. every token containing `x` is a wildcard: `1.2.x` and `1.x` (also `1.x.x`,
 //!    which the library treats as `1.0.x`) expand to comparators
 //!    (`=1.2.x` → `>=1.2.0 <1.3.0`; `>1.2.x` → `>=1.3.0`; `<=1.2.x` → `<1.3.0`;
 //!    `!=1.2.x` → `<1.2.0` **and** `>=1.3.0` in the same AND group, which can
 //!    never match: a library bug that OLM inherits, kept on purpose);
 //! 4. each token is an operator (`=`, `==`, none; `!`, `!=`; `>`, `>=`, `<`, `<=`)
-//!    followed by a strict `MAJOR.MINOR.PATCH[-pre][+build]` version;
+//!    followed by a strict `MAJOR.MINOR.PATCH[-pre][+build]` version (numeric
+//!    prerelease identifiers within `u64`, as blang's `ParseUint` demands);
 //! 5. comparison is semver precedence; build metadata is ignored and prereleases
 //!    are **not** excluded (`<2.0.0` matches `2.0.0-rc.1`).
 //!
@@ -99,23 +101,38 @@ pub fn parse(s: &str) -> Result<Range, RangeError> {
         let mut all_of = Vec::new();
         for token in expand_wildcards(&group)? {
             let (op, version) = split_comparator(&token)?;
+            // Go wraps both failures in `Could not parse Range %q: …`.
             let op = parse_op(op).ok_or_else(|| {
                 RangeError(format!(
-                    "Could not parse comparator {op:?} in {:?}",
+                    "Could not parse Range {token:?}: Could not parse comparator {op:?} in {:?}",
                     format!("{op}{version}")
                 ))
             })?;
-            let version = Version::parse(version).map_err(|e| {
+            let bad_version = |why: String| {
                 RangeError(format!(
-                    "Could not parse version {version:?} in {:?}: {e}",
-                    format!("{}", token)
+                    "Could not parse Range {token:?}: Could not parse version {version:?} in {token:?}: {why}"
                 ))
-            })?;
+            };
+            let version = Version::parse(version).map_err(|e| bad_version(e.to_string()))?;
+            if !is_blang_version(&version) {
+                return Err(bad_version("strconv.ParseUint: value out of range".into()));
+            }
             all_of.push(Comparator { op, version });
         }
         any_of.push(all_of);
     }
     Ok(Range { any_of })
+}
+
+/// Whether blang's strict `Parse` accepts what the `semver` crate parsed: the
+/// crate allows numeric prerelease identifiers of any size, blang only those
+/// that fit a `u64` (`NewPRVersion` uses `ParseUint`).
+pub fn is_blang_version(v: &Version) -> bool {
+    v.pre.is_empty()
+        || v.pre
+            .as_str()
+            .split('.')
+            .all(|id| !id.bytes().all(|b| b.is_ascii_digit()) || id.parse::<u64>().is_ok())
 }
 
 fn split_and_trim(s: &str) -> Vec<String> {
@@ -146,6 +163,12 @@ fn split_or(tokens: &[String]) -> Result<Vec<Vec<String>>, RangeError> {
         if t == "||" {
             if i == 0 {
                 return Err(RangeError("First element in range is '||'".into()));
+            }
+            // `a || || b`: Go builds a nil AND function here and panics when
+            // evaluation reaches it; refusing it at parse time is the only
+            // answer that never differs from Go's in a match.
+            if last == i {
+                return Err(RangeError("Empty element between '||' in range".into()));
             }
             groups.push(tokens[last..i].to_vec());
             last = i + 1;
@@ -209,18 +232,22 @@ fn flatten_wildcard(v: &str) -> String {
     }
 }
 
+/// `incrementMajorVersion` / `incrementMinorVersion`: the part goes through
+/// Go's `strconv.Atoi` (an `i64`, sign allowed: `1.-1.x` bumps to `1.0.0`),
+/// lower parts are left alone (`1.2.3` → `2.2.3`; expansion only bumps versions
+/// whose lower parts are already 0). A part out of `i64` range, or one that
+/// would overflow, yields a string that does not parse, as Go's error or
+/// wrapped negative number does.
 fn increment(v: &str, part: usize) -> String {
     let mut parts: Vec<String> = v.split('.').map(str::to_string).collect();
-    if parts.len() != 3 {
-        return String::new();
-    }
-    let Ok(n) = parts[part].parse::<u64>() else {
+    let Some(n) = parts
+        .get(part)
+        .and_then(|p| p.parse::<i64>().ok())
+        .and_then(|n| n.checked_add(1))
+    else {
         return String::new();
     };
-    parts[part] = (n + 1).to_string();
-    for p in parts.iter_mut().skip(part + 1) {
-        *p = "0".into();
-    }
+    parts[part] = n.to_string();
     parts.join(".")
 }
 
@@ -262,6 +289,10 @@ fn expand_wildcards(group: &[String]) -> Result<Vec<String>, RangeError> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+#[path = "blang_go_tests.rs"]
+mod go_tables;
 
 #[cfg(test)]
 mod tests {
@@ -339,6 +370,35 @@ mod tests {
     fn single_character_tokens_are_dropped() {
         // ">=1.0.0 a" → the lone "a" disappears, as in Go
         assert!(m(">=1.0.0 a", "1.0.0"));
+    }
+
+    #[test]
+    fn an_empty_or_group_is_refused() {
+        // Go parses it and panics on a nil function once evaluation gets there
+        assert!(parse("1.0.0 || || 2.0.0").is_err());
+        assert!(parse("1.0.0 || a || 2.0.0").is_err(), "`a` vanishes");
+    }
+
+    #[test]
+    fn wildcard_bumps_read_numbers_like_atoi() {
+        assert!(m(">1.-1.x", "1.0.0"), "Atoi(\"-1\") + 1 = 0");
+        assert!(!m(">1.-1.x", "0.9.0"));
+        assert!(m(">1.+2.x", "1.3.0"));
+        assert!(
+            parse(">1.x2.x").is_err(),
+            "Go keeps the patch `x` after bumping"
+        );
+        assert!(parse(">1.9223372036854775807.x").is_err());
+        assert!(parse(">9223372036854775807.x").is_err());
+        assert!(m(">1.9223372036854775806.x", "1.9223372036854775807.0"));
+    }
+
+    #[test]
+    fn numeric_prerelease_identifiers_must_fit_u64() {
+        assert!(parse(">=1.0.0-18446744073709551615").is_ok());
+        assert!(parse(">=1.0.0-18446744073709551616").is_err());
+        assert!(is_blang_version(&v("1.0.0-a.18446744073709551615")));
+        assert!(!is_blang_version(&v("1.0.0-a.18446744073709551616")));
     }
 
     proptest! {

@@ -11,3 +11,4 @@
 //! precedence, ignoring build metadata.
 
 pub mod blang;
+pub mod release;

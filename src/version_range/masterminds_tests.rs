@@ -1,6 +1,7 @@
 //! Unit and property tests of the Masterminds grammar. The tables pinned from
 //! the Go library's own tests are in `masterminds_go_tests.rs` and
-//! `masterminds_go_prerelease_tests.rs`.
+//! `masterminds_go_prerelease_tests.rs`, the ones pinned from the differential
+//! run against the Go library in `masterminds_oracle_tests.rs`.
 
 use super::*;
 use proptest::prelude::*;
@@ -9,6 +10,8 @@ use proptest::prelude::*;
 mod go_prerelease_tables;
 #[path = "masterminds_go_tests.rs"]
 mod go_tables;
+#[path = "masterminds_oracle_tests.rs"]
+mod oracle_tables;
 
 /// A version as Masterminds' coercing `NewVersion` reads the Go tests' short
 /// forms (`1`, `1.4`), for the test tables.

@@ -1,0 +1,201 @@
+//! Scalar resolution for [`super`] (the YAML → JSON conversion): plain scalars
+//! resolved by the YAML 1.1 rules go-yaml v2 follows (null, booleans, timestamps
+//! kept as strings, Go integers, floats), and mapping keys written as strings the
+//! way sigs.k8s.io/yaml writes them. The rules are listed in [`super`]'s docs.
+
+use saphyr_parser::{ScalarStyle, Tag};
+use serde_json::{Number, Value};
+
+/// Mapping keys as sigs.k8s.io/yaml writes them.
+pub(super) fn key_to_string(key: Value) -> String {
+    match key {
+        Value::String(s) => s,
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.to_string(),
+            (_, Some(u)) => u.to_string(),
+            _ => {
+                let mut s = String::new();
+                crate::source::json::write_float64(&mut s, n.as_f64().unwrap_or(0.0));
+                s
+            }
+        },
+        other => crate::source::json::normalized(&other),
+    }
+}
+
+fn is_str_tag(tag: Option<&Tag>) -> bool {
+    tag.is_some_and(|t| {
+        (t.handle == "!!" && (t.suffix == "str" || t.suffix == "binary"))
+            || t.suffix == "tag:yaml.org,2002:str"
+            || (t.handle == "tag:yaml.org,2002:" && t.suffix == "str")
+    })
+}
+
+/// Resolves one scalar (see the module docs for the rules).
+pub fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Result<Value, String> {
+    if style != ScalarStyle::Plain || is_str_tag(tag) {
+        return Ok(Value::String(text.to_string()));
+    }
+    Ok(resolve_plain(text)).and_then(|v| {
+        v.ok_or_else(|| format!("unsupported value {text:?}: JSON has no infinity or NaN"))
+    })
+}
+
+fn resolve_plain(text: &str) -> Option<Value> {
+    let first = match text.as_bytes().first() {
+        None => return Some(Value::Null),
+        Some(b) => *b,
+    };
+    match text {
+        "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
+            return Some(Value::Bool(true));
+        }
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => {
+            return Some(Value::Bool(false));
+        }
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
+        | ".nan" | ".NaN" | ".NAN" => return None,
+        _ => {}
+    }
+    let string = || Some(Value::String(text.to_string()));
+    match first {
+        b'.' => match text.parse::<f64>() {
+            Ok(f) if f.is_finite() && is_yaml_float(text) => Some(float(f)),
+            _ => string(),
+        },
+        b'0'..=b'9' | b'+' | b'-' => {
+            if is_timestamp(text) {
+                return string();
+            }
+            let plain: String = text.chars().filter(|c| *c != '_').collect();
+            if let Some(i) = parse_go_int(&plain) {
+                return Some(Value::Number(i));
+            }
+            if is_yaml_float(&plain)
+                && let Ok(f) = plain.parse::<f64>()
+                && f.is_finite()
+            {
+                return Some(float(f));
+            }
+            let (neg, rest) = match plain.strip_prefix('-') {
+                Some(r) => (true, r),
+                None => (false, plain.as_str()),
+            };
+            if let Some(bin) = rest.strip_prefix("0b")
+                && let Ok(v) = i64::from_str_radix(bin, 2)
+            {
+                return Some(Value::Number(Number::from(if neg { -v } else { v })));
+            }
+            string()
+        }
+        _ => string(),
+    }
+}
+
+fn float(f: f64) -> Value {
+    Number::from_f64(f).map_or(Value::Null, Value::Number)
+}
+
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
+fn is_yaml_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    if i < b.len() && b[i] == b'.' {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if i < b.len() && b[i] == b'.' {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        i += 1;
+        if i < b.len() && (b[i] == b'-' || b[i] == b'+') {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)`, then `ParseUint(s, 0, 64)`.
+fn parse_go_int(s: &str) -> Option<Number> {
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (radix, digits) =
+        if let Some(d) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+            (16, d)
+        } else if let Some(d) = body.strip_prefix("0o").or_else(|| body.strip_prefix("0O")) {
+            (8, d)
+        } else if let Some(d) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+            (2, d)
+        } else if body.len() > 1 && body.starts_with('0') {
+            (8, &body[1..])
+        } else {
+            (10, body)
+        };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let magnitude = u64::from_str_radix(digits, radix).ok()?;
+    if neg {
+        if magnitude <= i64::MAX as u64 + 1 {
+            Some(Number::from((magnitude as i128).wrapping_neg() as i64))
+        } else {
+            None
+        }
+    } else {
+        Some(Number::from(magnitude))
+    }
+}
+
+/// The timestamp forms go-yaml v2 recognises (then keeps as strings).
+fn is_timestamp(s: &str) -> bool {
+    // YYYY-MM-DD, optionally followed by [Tt ]HH:MM:SS[.frac][Z|±HH:MM] in loose forms.
+    let b = s.as_bytes();
+    if b.len() < 10 {
+        return false;
+    }
+    let d = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    if !(d(0)
+        && d(1)
+        && d(2)
+        && d(3)
+        && b[4] == b'-'
+        && d(5)
+        && d(6)
+        && b[7] == b'-'
+        && d(8)
+        && d(9))
+    {
+        return false;
+    }
+    if b.len() == 10 {
+        return true;
+    }
+    matches!(b[10], b'T' | b't' | b' ') && b.len() > 11 && b[11].is_ascii_digit()
+}

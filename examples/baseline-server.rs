@@ -5,7 +5,7 @@
 //! ```
 //!
 //! At startup it loads the catalog with [`fbc_registry::catalog::load`] and asks
-//! the [`Index`] for the reply of every target `examples/load.rs` drives, derived
+//! the [`Index`] for the reply of every target `examples/load/` drives, derived
 //! the same way and in the same order (see there). It then ignores request fields:
 //! each RPC hands out its precomputed replies **in rotation, in request order**
 //! (one shared atomic counter per RPC), so over a run the reply sizes have the

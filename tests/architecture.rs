@@ -19,6 +19,7 @@ const LAYERS: &[&str] = &[
     "diagnostic",
     "model",
     "tables",
+    "graph",
     "load",
     // fbc-registry, the server
     "api",
@@ -44,6 +45,7 @@ const LIBRARY: &[&str] = &[
     "diagnostic",
     "model",
     "tables",
+    "graph",
     "load",
 ];
 

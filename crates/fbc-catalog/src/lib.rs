@@ -18,6 +18,7 @@
 //! | [`version_range`] | range strings → matchers (blang for skipRange) |
 //! | [`model`] | blobs → validated packages, channels, bundles, or every diagnostic |
 //! | [`tables`] | validated model → immutable typed tables (chains, providers, requirements, metas) |
+//! | [`graph`] | tables → upgrade answers: v1 successors, upgrade paths, graph exports, lint |
 //! | [`load`] | directory → tables, in one call with timings and digest |
 //!
 //! Layers import one way, top to bottom of this table (`tests/architecture.rs` in the
@@ -45,6 +46,7 @@
 
 pub mod arena;
 pub mod diagnostic;
+pub mod graph;
 pub mod load;
 pub mod model;
 pub mod parallel;

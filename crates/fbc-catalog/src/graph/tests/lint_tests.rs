@@ -1,0 +1,148 @@
+//! Graph lint: each check fires on the catalog it is about, and stays quiet on
+//! the graphs the OLM docs recommend.
+
+use super::super::lint::{LintWarning, lint};
+use super::*;
+
+fn checks(warnings: &[LintWarning]) -> Vec<(&str, &str)> {
+    warnings
+        .iter()
+        .map(|w| (w.check, w.entry.as_str()))
+        .collect()
+}
+
+#[test]
+fn the_divergence_example_is_skipped_on_chain_with_the_stranded_bundle_named() {
+    let w = lint(&divergence(), None).expect("lint");
+    assert_eq!(checks(&w), [("skipped-on-chain", "p.v2")]);
+    assert!(
+        w[0].message.contains(
+            r#"subscribers on "p.v1" stay there under OLM v0 (OLM v1 moves them to "p.v2")"#
+        ),
+        "{}",
+        w[0]
+    );
+    assert_eq!(
+        (w[0].file.as_str(), w[0].document, w[0].line),
+        ("catalog.yaml", 2, 5)
+    );
+    assert!(w[0].to_string().starts_with(
+        r#"catalog.yaml: document 2 (line 5): package "p", channel "stable", entry "p.v2": "#
+    ));
+}
+
+#[test]
+fn the_docs_recommended_graphs_are_clean() {
+    let pruned_tail = tables(&one_channel(
+        &[
+            "{name: p.v1.0.3, replaces: p.v1.0.2, skips: [p.v1.0.1], skipRange: '>=1.0.0 <1.0.3'}",
+            "{name: p.v1.0.2, replaces: p.v1.0.0}",
+        ],
+        &[("p.v1.0.2", "1.0.2"), ("p.v1.0.3", "1.0.3")],
+    ));
+    assert_eq!(lint(&pruned_tail, None).expect("lint"), []);
+}
+
+#[test]
+fn seed_001_diverges_from_nothing_installed_in_the_catalog() {
+    assert_eq!(
+        lint(&seed_001(), None).expect("lint"),
+        [],
+        "1.0.0 is not an entry; v2 is reached by skips under both"
+    );
+}
+
+#[test]
+fn skip_range_mistakes_and_version_down_are_reported() {
+    let t = tables(&one_channel(
+        &[
+            "{name: p.v3, replaces: p.v2, skipRange: '>=1.0.0 <=3.0.0'}",
+            "{name: p.v2, replaces: p.v1, skipRange: '>=1.0.0 <4.0.0'}",
+            "{name: p.v1}",
+        ],
+        &[("p.v1", "1.0.0"), ("p.v2", "2.5.0"), ("p.v3", "2.0.0")],
+    ));
+    let w = lint(&t, None).expect("lint");
+    let found = checks(&w);
+    for expected in [
+        ("skip-range-self", "p.v3"),
+        ("skip-range-self", "p.v2"),
+        ("skip-range-downgrade", "p.v3"),
+        ("version-down", "p.v3"),
+    ] {
+        assert!(found.contains(&expected), "{expected:?} not in {found:?}");
+    }
+}
+
+#[test]
+fn dangling_names_are_reported_only_when_they_look_like_mistakes() {
+    let t = tables(&[
+        package("p", "stable"),
+        channel(
+            "p",
+            "stable",
+            &[
+                "{name: p.v3, replaces: p.v2, skips: [p.v0, p.v2x]}",
+                "{name: p.v2, replaces: p.v1}",
+            ],
+        ),
+        channel("p", "other", &["{name: p.v1}"]),
+        bundle("p", "p.v1", "1.0.0"),
+        bundle("p", "p.v2", "2.0.0"),
+        bundle("p", "p.v3", "3.0.0"),
+    ]);
+    let w = lint(&t, None).expect("lint");
+    let found = checks(&w);
+    assert!(
+        found.contains(&("dangling-replaces", "p.v2")),
+        "p.v1 is in the package, not the channel: {found:?}"
+    );
+    assert!(
+        !found.iter().any(|(check, _)| *check == "dangling-skips"),
+        "p.v0 and p.v2x could be pruned bundles: {found:?}"
+    );
+}
+
+#[test]
+fn near_known_names_catch_typos_of_olm_property_types_and_annotations() {
+    let t = tables(&[
+        package("p", "stable"),
+        channel("p", "stable", &["{name: p.v1}"]),
+        bundle_with(
+            "p",
+            "p.v1",
+            "1.0.0",
+            &[
+                "{type: olm.pakage.required, value: {packageName: q, versionRange: '>=1'}}",
+                "{type: olm.csv.metadata, value: {annotations: {olm.skiprange: '<1.0.0'}}}",
+                "{type: example.com/custom, value: {}}",
+            ],
+        ),
+    ]);
+    let w = lint(&t, None).expect("lint");
+    let messages: Vec<&str> = w
+        .iter()
+        .filter(|w| w.check == "near-known-name")
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains(r#"did you mean "olm.package.required"?"#)),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains(r#"did you mean "olm.skipRange"?"#)),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn an_unknown_package_is_an_error_and_one_package_can_be_linted_alone() {
+    let t = divergence();
+    assert!(lint(&t, Some("q")).is_err());
+    assert_eq!(lint(&t, Some("p")).expect("lint").len(), 1);
+}

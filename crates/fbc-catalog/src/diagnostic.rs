@@ -134,6 +134,9 @@ pub struct Diagnostic {
     pub limit: Option<Limit>,
     /// What is wrong.
     pub message: String,
+    /// What to do about it, in plain words, when there is more to say than the
+    /// message (which keeps opm's wording). Printed by `lint`, and in JSON.
+    pub hint: Option<String>,
 }
 
 impl Diagnostic {
@@ -148,6 +151,7 @@ impl Diagnostic {
             field: None,
             limit: None,
             message: message.into(),
+            hint: None,
         }
     }
 
@@ -181,6 +185,12 @@ impl Diagnostic {
     /// Names the field at fault.
     pub fn field(mut self, field: impl Into<String>) -> Self {
         self.field = Some(field.into());
+        self
+    }
+
+    /// Adds a hint.
+    pub fn hint(mut self, hint: Option<String>) -> Self {
+        self.hint = hint;
         self
     }
 
@@ -248,6 +258,9 @@ impl serde::Serialize for Diagnostic {
             }
         }
         map.serialize_entry("message", &self.message)?;
+        if let Some(hint) = &self.hint {
+            map.serialize_entry("hint", hint)?;
+        }
         map.end()
     }
 }

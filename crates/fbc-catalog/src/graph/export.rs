@@ -9,10 +9,10 @@
 //! entry of the same channel whose version the range contains. A `replaces` or
 //! `skips` naming a bundle the package does not have gets a node marked missing.
 
+use super::channel_index::ChannelIndex;
 use super::{EdgeKind, GraphError, find_package};
-use crate::model::{Channel, Package};
+use crate::model::Package;
 use crate::tables::{ChannelRef, Tables};
-use crate::version_range::blang;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -109,7 +109,10 @@ fn graph_of(tables: &Tables, pi: u32, package: &Package) -> PackageGraph {
     let mut edges = BTreeSet::new();
     let mut channels = Vec::new();
     for (ci, channel) in package.channels.iter().enumerate() {
-        channel_edges(package, channel, &mut edges);
+        let Some(index) = ChannelIndex::of(tables, pi, ci) else {
+            continue;
+        };
+        channel_edges(package, &index, &mut edges);
         let chain = tables.chain(ChannelRef {
             package: pi,
             channel: ci as u32,
@@ -135,7 +138,8 @@ fn graph_of(tables: &Tables, pi: u32, package: &Package) -> PackageGraph {
     }
 }
 
-fn channel_edges(package: &Package, channel: &Channel, edges: &mut BTreeSet<GraphEdge>) {
+fn channel_edges(package: &Package, index: &ChannelIndex, edges: &mut BTreeSet<GraphEdge>) {
+    let channel = index.channel;
     let edge = |from: &str, to: &str, kind| GraphEdge {
         from: from.to_string(),
         to: to.to_string(),
@@ -149,18 +153,15 @@ fn channel_edges(package: &Package, channel: &Channel, edges: &mut BTreeSet<Grap
         for s in e.skips.iter().filter(|s| !s.is_empty()) {
             edges.insert(edge(s, &e.name, EdgeKind::Skips));
         }
-        if e.skip_range.is_empty() {
-            continue;
-        }
-        let Ok(range) = blang::parse(&e.skip_range) else {
-            continue;
-        };
-        for other in channel.entries.iter().filter(|o| o.name != e.name) {
+    }
+    for (i, range) in index.edges.ranges() {
+        let to = index.entry(i);
+        for other in channel.entries.iter().filter(|o| o.name != to.name) {
             if package
                 .bundle(&other.name)
                 .is_some_and(|b| range.matches(&b.version))
             {
-                edges.insert(edge(&other.name, &e.name, EdgeKind::SkipRange));
+                edges.insert(edge(&other.name, &to.name, EdgeKind::SkipRange));
             }
         }
     }

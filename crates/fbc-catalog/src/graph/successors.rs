@@ -23,7 +23,7 @@
 use super::channel_index::ChannelIndex;
 use super::{Edge, EdgeKind, GraphError, find_package};
 use crate::model::{Bundle, Package};
-use crate::tables::{ChannelRef, Tables};
+use crate::tables::Tables;
 use crate::version_range::masterminds;
 use crate::version_range::release::{Release, VersionRelease};
 use serde::Serialize;
@@ -201,13 +201,7 @@ fn prepare<'a>(tables: &'a Tables, q: &SuccessorQuery) -> Result<Prepared<'a>, G
     };
     let channels: Vec<ChannelIndex> = chosen
         .into_iter()
-        .map(|ci| {
-            let chain = tables.chain(ChannelRef {
-                package: pi,
-                channel: ci as u32,
-            });
-            ChannelIndex::new(&package.channels[ci], chain)
-        })
+        .filter_map(|ci| ChannelIndex::of(tables, pi, ci))
         .collect();
     let range = match q.version_range.as_deref().filter(|r| !r.is_empty()) {
         None => None,
@@ -231,7 +225,7 @@ fn prepare<'a>(tables: &'a Tables, q: &SuccessorQuery) -> Result<Prepared<'a>, G
                     },
                 });
             }
-            for bad in &index.bad_ranges {
+            for bad in index.edges.bad_ranges() {
                 let entry = index.entry(bad.entry);
                 warnings.push(format!(
                     "the skipRange {:?} of {:?} in channel {:?} does not parse and is ignored: {}",

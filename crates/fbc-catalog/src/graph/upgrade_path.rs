@@ -23,7 +23,7 @@ use super::channel_index::{ChannelIndex, EdgeInto};
 use super::successors::{ReleaseMode, bundle_version};
 use super::{EdgeKind, GraphError, find_package, near_names};
 use crate::model::Package;
-use crate::tables::{ChannelRef, Tables};
+use crate::tables::Tables;
 use crate::version_range::release::VersionRelease;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -122,15 +122,10 @@ pub fn upgrade_path(tables: &Tables, q: &PathQuery) -> Result<UpgradePath, Graph
                 package.channels.iter().map(|c| c.name.as_str()),
             ),
         })?;
-    let chain = tables.chain(ChannelRef {
-        package: pi,
-        channel: ci as u32,
-    });
     let start = version_of(package, &q.from, q.from_version.as_deref())?;
-    let hops = Hops {
-        package,
-        index: ChannelIndex::new(&package.channels[ci], chain),
-    };
+    let index = ChannelIndex::of(tables, pi, ci)
+        .ok_or_else(|| GraphError::InvalidArgument("channel index out of range".into()))?;
+    let hops = Hops { package, index };
     Ok(hops.run(q, start))
 }
 
@@ -202,7 +197,7 @@ impl Hops<'_> {
                     Some(format!("stopped after {max} steps")),
                 );
             }
-            let hop = self.hop(q.semantics, &current, &version);
+            let hop = self.hop(q.semantics, &current, Some(&version));
             let (next, edge, alternatives) = match hop {
                 Ok(hop) => hop,
                 Err(reason) => return end(steps, Outcome::Stuck, Some(reason)),
@@ -225,12 +220,13 @@ impl Hops<'_> {
         }
     }
 
-    /// The next hop from `current` under `semantics`.
+    /// The next hop from `current` under `semantics`; without a version no
+    /// skipRange applies.
     pub(super) fn hop(
         &self,
         semantics: Semantics,
         current: &str,
-        version: &semver::Version,
+        version: Option<&semver::Version>,
     ) -> Hop {
         match semantics {
             Semantics::V0 => self.v0_hop(current, version),
@@ -240,14 +236,14 @@ impl Hops<'_> {
 
     /// The direct edges from `current`, one per entry (the first kind of
     /// `replaces`, `skips`, `skipRange`).
-    fn edges(&self, current: &str, version: &semver::Version) -> Vec<EdgeInto> {
-        let mut edges = self.index.edges_from(current, Some(version));
+    fn edges(&self, current: &str, version: Option<&semver::Version>) -> Vec<EdgeInto> {
+        let mut edges = self.index.edges_from(current, version);
         edges.dedup_by_key(|e| e.entry);
         edges
     }
 
     /// OLM v0: chain entries with a direct edge, nearest the head first.
-    fn v0_hop(&self, current: &str, version: &semver::Version) -> Hop {
+    fn v0_hop(&self, current: &str, version: Option<&semver::Version>) -> Hop {
         let mut found: Vec<(u32, EdgeInto)> = self
             .edges(current, version)
             .into_iter()
@@ -260,7 +256,7 @@ impl Hops<'_> {
 
     /// OLM v1: the direct successor with the highest (version, release),
     /// deprecated bundles last, skipped entries included.
-    fn v1_hop(&self, current: &str, version: &semver::Version) -> Hop {
+    fn v1_hop(&self, current: &str, version: Option<&semver::Version>) -> Hop {
         let mut found: Vec<(bool, VersionRelease, EdgeInto)> = self
             .edges(current, version)
             .into_iter()
@@ -296,7 +292,7 @@ impl Hops<'_> {
     }
 
     /// Why OLM v0 has nothing: no edge at all, or only edges into entries it hides.
-    fn v0_stuck_reason(&self, current: &str, version: &semver::Version) -> String {
+    fn v0_stuck_reason(&self, current: &str, version: Option<&semver::Version>) -> String {
         let hidden: Vec<String> = self
             .edges(current, version)
             .into_iter()

@@ -41,7 +41,11 @@ pub(super) fn finish_package(
         in_some_channel.extend(channel.entries.iter().map(|e| e.name.clone()));
         match graph_problem(&channel.entries) {
             Ok(head) => channel.head = head,
-            Err(message) => diags.push(channel_error(name, &channel, message).kind(Kind::Graph)),
+            Err(message) => diags.push(
+                channel_error(name, &channel, message)
+                    .kind(Kind::Graph)
+                    .hint(head_hint(&channel.entries)),
+            ),
         }
         channel.deprecation = channel_deprecations.get(&channel_name).cloned();
         finished.push(channel);
@@ -260,6 +264,54 @@ pub(crate) fn graph_problem(entries: &[super::Entry]) -> Result<usize, String> {
     Ok(head)
 }
 
+/// Which entries make a channel have several heads or none, in plain words
+/// (`None` when it has exactly one).
+pub(crate) fn head_hint(entries: &[super::Entry]) -> Option<String> {
+    // Who upgrades from each name: (the newer entry, how).
+    let mut upgraded_by: HashMap<&str, (&str, &str)> = HashMap::new();
+    for e in entries {
+        if !e.replaces.is_empty() {
+            upgraded_by
+                .entry(&e.replaces)
+                .or_insert((&e.name, "replaced"));
+        }
+        for s in &e.skips {
+            upgraded_by.entry(s).or_insert((&e.name, "skipped"));
+        }
+    }
+    let mut heads: Vec<&str> = entries
+        .iter()
+        .map(|e| e.name.as_str())
+        .filter(|n| !upgraded_by.contains_key(n))
+        .collect();
+    heads.sort_unstable();
+    match heads.len() {
+        1 => None,
+        0 => {
+            let start = entries.first()?.name.as_str();
+            let mut seen: Vec<&str> = vec![start];
+            let mut steps = Vec::new();
+            let mut current = start;
+            while let Some(&(by, how)) = upgraded_by.get(current) {
+                steps.push(format!("{current} is {how} by {by}"));
+                if seen.contains(&by) {
+                    break;
+                }
+                seen.push(by);
+                current = by;
+            }
+            Some(format!(
+                "every entry is replaced or skipped by another, so none can be the head: {}; break the cycle",
+                steps.join(", ")
+            ))
+        }
+        _ => Some(format!(
+            "nothing replaces or skips any of {}, so each is a head; make the newest entry replace or skip the others (or their chains' heads)",
+            heads.join(", ")
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::Entry;
@@ -294,8 +346,28 @@ mod tests {
 
     #[test]
     fn a_cycle_has_no_head() {
-        let r = graph_problem(&[e("a", "b", &[]), e("b", "a", &[])]);
-        assert_eq!(r, Err("no channel head found in graph".into()));
+        let entries = [e("a", "b", &[]), e("b", "a", &[])];
+        assert_eq!(
+            graph_problem(&entries),
+            Err("no channel head found in graph".into())
+        );
+        assert_eq!(
+            super::head_hint(&entries).as_deref(),
+            Some(
+                "every entry is replaced or skipped by another, so none can be the head: a is replaced by b, b is replaced by a; break the cycle"
+            )
+        );
+    }
+
+    #[test]
+    fn several_heads_are_named_in_the_hint() {
+        let entries = [e("z", "", &[]), e("a", "", &[]), e("b", "a", &[])];
+        let hint = super::head_hint(&entries).expect("hint");
+        assert!(
+            hint.starts_with("nothing replaces or skips any of b, z, so each is a head"),
+            "{hint}"
+        );
+        assert_eq!(super::head_hint(&[e("b", "a", &[]), e("a", "", &[])]), None);
     }
 
     #[test]

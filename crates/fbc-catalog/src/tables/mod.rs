@@ -9,6 +9,9 @@
 //! - GVK providers: the bundles whose `olm.gvk` properties name each API;
 //! - each bundle's dependency requirements parsed into values, a broken one a
 //!   per-bundle error value ([`requirements`]);
+//! - per channel, an edge index (chain positions, replaced-by, skipped-by,
+//!   parsed skipRanges), built for a package when a graph question first needs
+//!   it ([`edges`]);
 //! - the raw metas of every schema in walk order, addressable by (schema,
 //!   package, name) ([`metas`]);
 //! - `olm.deprecations`, applied to packages, channels and bundles.
@@ -17,6 +20,7 @@
 //! `api.Registry` replies, graph indexes, resolver input, catalogd's HTTP bytes)
 //! are built from them; an index cache persists them, so a warm start has them too.
 
+pub mod edges;
 pub mod metas;
 pub mod requirements;
 pub mod summary;
@@ -25,9 +29,11 @@ mod tests;
 
 use crate::model::{Bundle, Channel, Gvk, Model, Package};
 use crate::source::Blob;
+use edges::ChannelEdges;
 use metas::MetaTable;
 use requirements::RequirementResult;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::OnceLock;
 
 /// A bundle, by package index and bundle index within the package.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -71,6 +77,8 @@ pub struct Tables {
     providers: BTreeMap<Gvk, Vec<BundleRef>>,
     /// Per package, per bundle.
     requirements: Vec<Vec<Vec<RequirementResult>>>,
+    /// Per package, per channel: the edge index, built when first asked for.
+    edges: Vec<OnceLock<Vec<ChannelEdges>>>,
 }
 
 impl Tables {
@@ -95,7 +103,9 @@ impl Tables {
             })
             .collect();
         let providers = providers(&packages);
+        let edges = packages.iter().map(|_| OnceLock::new()).collect();
         Tables {
+            edges,
             packages,
             custom,
             metas,
@@ -173,6 +183,28 @@ impl Tables {
             .and_then(|c| c.get(r.channel as usize))
             .map(Vec::as_slice)
             .unwrap_or_default()
+    }
+
+    /// The edge indexes of package `package`'s channels (by channel index),
+    /// built on the first call for the package.
+    pub fn channel_edges(&self, package: u32) -> &[ChannelEdges] {
+        let Some(slot) = self.edges.get(package as usize) else {
+            return &[];
+        };
+        slot.get_or_init(|| {
+            let p = &self.packages[package as usize];
+            p.channels
+                .iter()
+                .enumerate()
+                .map(|(ci, c)| {
+                    let chain = self.chain(ChannelRef {
+                        package,
+                        channel: ci as u32,
+                    });
+                    ChannelEdges::new(c, chain)
+                })
+                .collect()
+        })
     }
 
     /// The bundles whose `olm.gvk` properties name `gvk`, in (package, bundle) order.

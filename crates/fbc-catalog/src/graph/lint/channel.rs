@@ -1,0 +1,227 @@
+//! The channel checks: one hop of each OLM from every installed bundle, and what
+//! the entries' `replaces`, `skips` and `skipRange` say about each other.
+//!
+//! In: one channel with its edge index. Out: findings pushed onto the lint's list.
+
+use super::{LintWarning, Severity, finding};
+use crate::graph::upgrade_path::{Hops, Semantics};
+use crate::model::{Channel, Entry, Package};
+use std::collections::BTreeSet;
+
+/// Runs every channel check on the channel of `hops`.
+pub(super) fn check(hops: &Hops, out: &mut Vec<LintWarning>) {
+    let mut lint = ChannelLint {
+        p: hops.package,
+        c: hops.index.channel,
+        hops,
+        out,
+    };
+    for e in &lint.c.entries {
+        lint.hop_checks(&e.name, true);
+        lint.skipped_on_chain(e);
+        lint.dangling(e);
+        lint.skip_range(e);
+        lint.version_down(e);
+    }
+    for name in lint.absent_names() {
+        lint.hop_checks(&name, false);
+    }
+}
+
+struct ChannelLint<'a, 'o> {
+    p: &'a Package,
+    c: &'a Channel,
+    hops: &'a Hops<'a>,
+    out: &'o mut Vec<LintWarning>,
+}
+
+impl ChannelLint<'_, '_> {
+    fn push(&mut self, check: &'static str, severity: Severity, entry: &str, message: String) {
+        let w = finding(
+            check,
+            severity,
+            &self.c.origin,
+            self.p,
+            &self.c.name,
+            entry,
+            message,
+        );
+        self.out.push(w);
+    }
+
+    fn version_of(&self, name: &str) -> Option<&semver::Version> {
+        self.p.bundle(name).map(|b| &b.version)
+    }
+
+    /// Names the entries replace or skip that are not entries: bundles pruned
+    /// from the channel, whose subscribers still need a way up.
+    fn absent_names(&self) -> BTreeSet<String> {
+        self.c
+            .entries
+            .iter()
+            .flat_map(|e| std::iter::once(&e.replaces).chain(&e.skips))
+            .filter(|n| !n.is_empty() && self.hops.index.find(n).is_none())
+            .cloned()
+            .collect()
+    }
+
+    /// `stranded` (entries only) and `v0-v1-divergence`: one hop of each OLM
+    /// from `name`, an entry or a pruned name.
+    fn hop_checks(&mut self, name: &str, is_entry: bool) {
+        let version = self.version_of(name).cloned();
+        let v0 = self
+            .hops
+            .hop(Semantics::V0, name, version.as_ref())
+            .ok()
+            .map(|h| h.0);
+        let v1 = self
+            .hops
+            .hop(Semantics::V1, name, version.as_ref())
+            .ok()
+            .map(|h| h.0);
+        let head = name == self.c.head_entry().name;
+        if is_entry && v0.is_none() && !head {
+            let then = v1
+                .as_ref()
+                .map_or(String::new(), |n| format!(" (OLM v1 would move to {n:?})"));
+            let message = format!(
+                "OLM v0 offers subscribers on {name:?} nothing in channel {:?}: they stay there{then}; add {name:?} to the replaces, skips or skipRange of a newer entry",
+                self.c.name
+            );
+            self.push("stranded", Severity::Warning, name, message);
+        } else if v0 != v1 {
+            let say = |s: &Option<String>| {
+                s.as_ref()
+                    .map_or_else(|| "stays".to_string(), |n| format!("moves to {n:?}"))
+            };
+            let gone = if is_entry {
+                ""
+            } else {
+                " (no longer an entry)"
+            };
+            let message = format!(
+                "from {name:?}{gone}, OLM v0 {} (nearest the channel head) but OLM v1 {} (highest version)",
+                say(&v0),
+                say(&v1)
+            );
+            self.push("v0-v1-divergence", Severity::Warning, name, message);
+        }
+    }
+
+    /// `skipped-on-chain`: skipped and replaced; says who is left without a way up.
+    fn skipped_on_chain(&mut self, e: &Entry) {
+        let index = &self.hops.index;
+        if !index.is_skipped(&e.name) || index.replaced_by(&e.name).is_empty() {
+            return;
+        }
+        let mut message = format!(
+            "{:?} is both skipped and replaced in channel {:?}: OLM v0 never installs a skipped entry",
+            e.name, self.c.name
+        );
+        if !e.replaces.is_empty() {
+            let version = self.version_of(&e.replaces).cloned();
+            if self
+                .hops
+                .hop(Semantics::V0, &e.replaces, version.as_ref())
+                .is_err()
+            {
+                message.push_str(&format!(
+                    ", so subscribers on {:?} stay there under OLM v0 (OLM v1 moves them to {:?}); make a chain entry replace or skip {:?} too",
+                    e.replaces, e.name, e.replaces
+                ));
+            }
+        }
+        self.push("skipped-on-chain", Severity::Warning, &e.name, message);
+    }
+
+    /// `dangling-replaces`, `dangling-skips`: a warning for a bundle the package
+    /// has but the channel lacks, info for a name the package lacks (pruned).
+    fn dangling(&mut self, e: &Entry) {
+        let targets = std::iter::once(("dangling-replaces", "replaces", &e.replaces))
+            .chain(e.skips.iter().map(|s| ("dangling-skips", "skips", s)));
+        let mut found = Vec::new();
+        for (check, field, name) in targets {
+            if name.is_empty() || self.hops.index.find(name).is_some() {
+                continue;
+            }
+            found.push(if self.p.bundle(name).is_some() {
+                (check, Severity::Warning, format!(
+                    "{field} {name:?}, a bundle of the package that is not an entry of channel {:?}: OLM upgrades only along the channel's own entries; add the entry",
+                    self.c.name
+                ))
+            } else {
+                (check, Severity::Info, format!(
+                    "{field} {name:?}, which is no bundle of the package: fine if it was pruned, a typo otherwise"
+                ))
+            });
+        }
+        for (check, severity, message) in found {
+            self.push(check, severity, &e.name, message);
+        }
+    }
+
+    /// `skip-range-empty`, `skip-range-self`, `skip-range-downgrade`
+    /// (validation already rejects a skipRange blang cannot parse).
+    fn skip_range(&mut self, e: &Entry) {
+        let index = &self.hops.index;
+        let Some(i) = index.find(&e.name) else {
+            return;
+        };
+        let range = index.edges.ranges().find(|(r, _)| *r == i).map(|(_, r)| r);
+        let (Some(range), Some(own)) = (range, self.version_of(&e.name)) else {
+            return;
+        };
+        let covered: Vec<&crate::model::Bundle> = self
+            .c
+            .entries
+            .iter()
+            .filter(|o| o.name != e.name)
+            .filter_map(|o| self.p.bundle(&o.name))
+            .filter(|b| range.matches(&b.version))
+            .collect();
+        let newer: Vec<String> = covered
+            .iter()
+            .filter(|b| b.version.cmp_precedence(own).is_gt())
+            .map(|b| format!("{:?} ({})", b.name, b.version_text))
+            .collect();
+        let mut findings = Vec::new();
+        if covered.is_empty() {
+            findings.push(("skip-range-empty", Severity::Info, format!(
+                "skipRange {:?} contains no other entry of channel {:?}: fine if it covers pruned versions",
+                e.skip_range, self.c.name
+            )));
+        }
+        if range.matches(own) {
+            findings.push(("skip-range-self", Severity::Info, format!(
+                "skipRange {:?} contains the entry's own version {own}: did you mean an upper bound below it (\"<{own}\")?",
+                e.skip_range
+            )));
+        }
+        if !newer.is_empty() {
+            findings.push(("skip-range-downgrade", Severity::Warning, format!(
+                "skipRange {:?} contains newer entries {}: subscribers on them are offered this older bundle",
+                e.skip_range,
+                newer.join(", ")
+            )));
+        }
+        for (check, severity, message) in findings {
+            self.push(check, severity, &e.name, message);
+        }
+    }
+
+    /// `version-down`: a replaces step that does not go up.
+    fn version_down(&mut self, e: &Entry) {
+        let (Some(newer), Some(older)) = (self.p.bundle(&e.name), self.p.bundle(&e.replaces))
+        else {
+            return;
+        };
+        if older.version.cmp_precedence(&newer.version).is_lt() {
+            return;
+        }
+        let message = format!(
+            "replaces {:?} ({}), which is not older than {} ({})",
+            older.name, older.version_text, newer.name, newer.version_text
+        );
+        self.push("version-down", Severity::Warning, &e.name, message);
+    }
+}

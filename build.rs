@@ -1,32 +1,41 @@
-//! Compiles `proto/registry.proto` without a system `protoc`:
+//! Compiles the protos without a system `protoc`:
 //!
-//! 1. protox parses the proto (and `google/protobuf/struct.proto`) into a
-//!    descriptor set, also written to `$OUT_DIR/registry_descriptor.bin` for
-//!    server reflection;
-//! 2. tonic-prost-build generates the messages and the clients (`api.rs`);
-//! 3. tonic-build's manual builder generates the server stubs, whose replies are
-//!    pre-encoded byte chunks (`crate::service::wire::Reply`) written straight to
-//!    the wire by `crate::service::wire::ReplyCodec`.
+//! 1. protox parses `registry.proto` and `fbc/v1/graph.proto` (with the
+//!    well-known types they import) into one descriptor set, written to
+//!    `$OUT_DIR/registry_descriptor.bin` for server reflection;
+//! 2. tonic-prost-build generates `api`'s messages and clients (`api.rs`), and
+//!    `fbc.v1`'s messages, client and server (`fbc.v1.rs`);
+//! 3. tonic-build's manual builder generates `api.Registry`'s server stubs, whose
+//!    replies are pre-encoded byte chunks (`crate::service::wire::Reply`) written
+//!    straight to the wire by `crate::service::wire::ReplyCodec`.
 
 use std::path::PathBuf;
 use tonic_build::manual::{Method, Service};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto/registry.proto");
+    println!("cargo:rerun-if-changed=proto/fbc/v1/graph.proto");
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
-    let fds = protox::Compiler::new(["proto"])?
-        .include_imports(true)
-        .open_files(["registry.proto"])?
-        .file_descriptor_set();
+    let compile = |files: &[&str]| -> Result<_, Box<dyn std::error::Error>> {
+        Ok(protox::Compiler::new(["proto"])?
+            .include_imports(true)
+            .open_files(files)?
+            .file_descriptor_set())
+    };
+    let all = compile(&["registry.proto", "fbc/v1/graph.proto"])?;
     std::fs::write(
         out_dir.join("registry_descriptor.bin"),
-        prost::Message::encode_to_vec(&fds),
+        prost::Message::encode_to_vec(&all),
     )?;
 
     tonic_prost_build::configure()
         .build_server(false)
         .build_client(true)
-        .compile_fds(fds)?;
+        .compile_fds(compile(&["registry.proto"])?)?;
+    tonic_prost_build::configure()
+        .build_server(true)
+        .build_client(true)
+        .compile_fds(compile(&["fbc/v1/graph.proto"])?)?;
 
     let method = |name: &str, route: &str, input: &str, streaming: bool| {
         let b = Method::builder()

@@ -36,7 +36,15 @@ pub mod api {
     include!(concat!(env!("OUT_DIR"), "/api.rs"));
 }
 
-/// Encoded descriptor set of `registry.proto` (with `google/protobuf/struct.proto`), for reflection.
+/// Generated protobuf messages, client and server of package `fbc.v1`
+/// (`proto/fbc/v1/graph.proto`).
+#[allow(missing_docs, clippy::all, clippy::pedantic)]
+pub mod fbc_v1 {
+    include!(concat!(env!("OUT_DIR"), "/fbc.v1.rs"));
+}
+
+/// Encoded descriptor set of `registry.proto` and `fbc/v1/graph.proto` (with the
+/// well-known types they import), for reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/registry_descriptor.bin"));
 

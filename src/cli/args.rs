@@ -19,7 +19,7 @@ use std::time::Duration;
 #[command(
     name = "fbc-registry",
     version,
-    about = "Serve and validate OLM file-based catalogs"
+    about = "Serve, validate and query OLM file-based catalogs"
 )]
 pub struct Cli {
     /// What to do.
@@ -34,6 +34,17 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Serve a catalog over the OLM registry gRPC API (compatible with `opm serve`).
     Serve(ServeArgs),
+    /// Version ranges in OLM's two grammars.
+    #[command(subcommand)]
+    Range(crate::cli::graph::args::RangeCommand),
+    /// OLM v1: the bundles an installed bundle may move to.
+    Successors(crate::cli::graph::args::SuccessorsArgs),
+    /// The bundles a subscription passes through, one install at a time (OLM v0, or v1).
+    UpgradePath(crate::cli::graph::args::UpgradePathArgs),
+    /// Package upgrade graphs as JSON, Graphviz DOT or Mermaid.
+    Graph(crate::cli::graph::args::GraphArgs),
+    /// Upgrade-graph problems opm validate accepts: stranded entries, OLM v0/v1 divergence, typos.
+    Lint(crate::cli::graph::args::LintArgs),
 }
 
 /// Output format of `validate`.

@@ -8,7 +8,7 @@ fn serve_args(argv: &[&str]) -> ServeArgs {
     full.extend_from_slice(argv);
     match Cli::try_parse_from(full).expect("valid args").command {
         Command::Serve(a) => a,
-        Command::Validate(_) => panic!("not serve"),
+        other => panic!("not serve: {other:?}"),
     }
 }
 

@@ -2,9 +2,11 @@
 //!
 //! `fbc-registry validate DIR` checks a catalog; `fbc-registry serve DIR` serves
 //! it with the flags of `opm serve` (pflag syntax: `--flag=value`, `--flag value`,
-//! `-p 50051`, bare booleans and `--bool=false` all work).
+//! `-p 50051`, bare booleans and `--bool=false` all work). The graph commands
+//! (`range check`, `successors`, `upgrade-path`, `graph`, `lint`) live in [`graph`].
 
 pub mod args;
+pub mod graph;
 
 pub use args::{
     Cli, Command, LimitArgs, Output, ServeArgs, ValidateArgs, parse_duration, parse_size,
@@ -23,6 +25,11 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Validate(args) => validate(&args),
         Command::Serve(args) => serve(&args),
+        Command::Range(graph::args::RangeCommand::Check(args)) => graph::range_check(&args),
+        Command::Successors(args) => graph::successors(&args),
+        Command::UpgradePath(args) => graph::upgrade_path(&args),
+        Command::Graph(args) => graph::graph(&args),
+        Command::Lint(args) => graph::lint(&args),
     }
 }
 

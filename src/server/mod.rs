@@ -29,6 +29,7 @@ pub mod request;
 
 pub use limits::{MAX_REQUEST_BYTES, TransportLimits};
 
+use crate::service::graph::{Graph, GraphServer};
 use crate::service::health::{Health, HealthServer};
 use crate::service::{Experimental, ExperimentalRegistryServer, Registry, RegistryServer};
 use crate::snapshot::Catalog;
@@ -135,8 +136,8 @@ async fn enforce_grace(
     std::future::pending().await
 }
 
-/// The five services: registry, experimental registry, health, and both reflection
-/// versions, advertising all five as grpc-go does.
+/// The six services: registry, experimental registry, `fbc.v1.Graph`, health, and
+/// both reflection versions, advertising all six as grpc-go does.
 fn routes(catalog: Catalog) -> tonic::service::Routes {
     let descriptors = || {
         tonic_reflection::server::Builder::configure()
@@ -153,6 +154,7 @@ fn routes(catalog: Catalog) -> tonic::service::Routes {
         .add_service(ExperimentalRegistryServer::new(Experimental::new(
             catalog.clone(),
         )))
+        .add_service(GraphServer::new(Graph::new(catalog.clone())))
         .add_service(HealthServer::new(Health::new(catalog)));
     match (descriptors().build_v1(), descriptors().build_v1alpha()) {
         (Ok(v1), Ok(v1alpha)) => {

@@ -6,6 +6,7 @@
 //! as in the reference (its clients match on it); malformed requests are
 //! InvalidArgument.
 
+pub mod graph;
 pub mod health;
 pub mod wire;
 

@@ -82,6 +82,33 @@ impl Range {
     }
 }
 
+/// The comparators as the range reads them after wildcard expansion:
+/// `>=1.2.0 <1.3.0 || =2.0.0`.
+impl fmt::Display for Range {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, group) in self.any_of.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" || ")?;
+            }
+            for (j, c) in group.iter().enumerate() {
+                if j > 0 {
+                    f.write_str(" ")?;
+                }
+                let op = match c.op {
+                    Op::Eq => "=",
+                    Op::Ne => "!=",
+                    Op::Gt => ">",
+                    Op::Ge => ">=",
+                    Op::Lt => "<",
+                    Op::Le => "<=",
+                };
+                write!(f, "{op}{}", c.version)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Why a range does not parse; the text matches the Go library's where it can.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct RangeError(pub String);

@@ -15,10 +15,12 @@
 //!   names one.
 //!
 //! Both compare by semver precedence, ignoring build metadata. [`release`]
-//! splits OLM v1's release off a bundle version and orders the pairs.
+//! splits OLM v1's release off a bundle version and orders the pairs. [`check`]
+//! answers "does this range match these versions?" in either grammar.
 //!
 //! The module uses only `semver`, `serde` and `thiserror`: no I/O, no async.
 
 pub mod blang;
+pub mod check;
 pub mod masterminds;
 pub mod release;

@@ -134,8 +134,10 @@ impl ChannelLint<'_, '_> {
         self.push("skipped-on-chain", Severity::Warning, &e.name, message);
     }
 
-    /// `dangling-replaces`, `dangling-skips`: a warning for a bundle the package
-    /// has but the channel lacks, info for a name the package lacks (pruned).
+    /// `dangling-replaces`, `dangling-skips` (info): a name that is not an
+    /// entry: a bundle of another channel (a cross-channel edge, the documented
+    /// way to let subscribers switch channels), or no bundle at all (pruned, or
+    /// a typo the catalog cannot tell from one).
     fn dangling(&mut self, e: &Entry) {
         let targets = std::iter::once(("dangling-replaces", "replaces", &e.replaces))
             .chain(e.skips.iter().map(|s| ("dangling-skips", "skips", s)));
@@ -144,19 +146,25 @@ impl ChannelLint<'_, '_> {
             if name.is_empty() || self.hops.index.find(name).is_some() {
                 continue;
             }
-            found.push(if self.p.bundle(name).is_some() {
-                (check, Severity::Warning, format!(
-                    "{field} {name:?}, a bundle of the package that is not an entry of channel {:?}: OLM upgrades only along the channel's own entries; add the entry",
-                    self.c.name
-                ))
+            let elsewhere: Vec<&str> = self
+                .p
+                .channels
+                .iter()
+                .filter(|c| c.entries.iter().any(|o| o.name == *name))
+                .map(|c| c.name.as_str())
+                .collect();
+            found.push((check, if elsewhere.is_empty() {
+                format!("{field} {name:?}, which is no bundle of the package: fine if it was pruned, a typo otherwise")
             } else {
-                (check, Severity::Info, format!(
-                    "{field} {name:?}, which is no bundle of the package: fine if it was pruned, a typo otherwise"
-                ))
-            });
+                format!(
+                    "{field} {name:?}, an entry of channel(s) {} but not of {:?}: subscribers switching channels from it can upgrade here",
+                    elsewhere.join(", "),
+                    self.c.name
+                )
+            }));
         }
-        for (check, severity, message) in found {
-            self.push(check, severity, &e.name, message);
+        for (check, message) in found {
+            self.push(check, Severity::Info, &e.name, message);
         }
     }
 

@@ -8,8 +8,7 @@
 //! |---|---|---|
 //! | `stranded` | warning | a non-head entry from which OLM v0 installs nothing: subscribers on it stay forever |
 //! | `skipped-on-chain` | warning | an entry both skipped and on the `replaces` chain: OLM v0 hides it, so what it replaces may have no way up |
-//! | `dangling-replaces`, `dangling-skips` | warning | a `replaces` or `skips` naming a bundle of the package that is not an entry of the channel |
-//! | `dangling-replaces`, `dangling-skips` | info | one naming no bundle of the package (normal for a pruned channel's tail) |
+//! | `dangling-replaces`, `dangling-skips` | info | a `replaces` or `skips` naming no entry of the channel: another channel's bundle (a cross-channel edge) or nothing (a pruned bundle, or a typo) |
 //! | `skip-range-empty` | info | a `skipRange` containing no other entry of its channel (normal when the range covers pruned versions) |
 //! | `skip-range-self` | info | a `skipRange` containing its own entry's version (usually `<=` meant as `<`) |
 //! | `skip-range-downgrade` | warning | a `skipRange` containing a newer entry's version: subscribers there are offered this older bundle |

@@ -1,0 +1,167 @@
+//! Where a graph command gets its answers: a catalog directory read here, or a
+//! running server asked over gRPC.
+//!
+//! In: [`SourceArgs`]. Out: a [`Source`] whose methods take `fbc.v1` requests and
+//! return `fbc.v1` replies. Offline, the same functions the server runs
+//! ([`crate::service::graph::answer`]) answer from the directory's tables, so the
+//! two ways agree by construction.
+
+use super::args::SourceArgs;
+use crate::catalog;
+use crate::fbc_v1 as pb;
+use crate::fbc_v1::graph_client::GraphClient;
+use crate::service::graph::answer;
+use fbc_catalog::diagnostic::Diagnostic;
+use fbc_catalog::tables::Tables;
+use tonic::Status;
+use tonic::transport::Channel;
+
+/// Why a command got no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum AskError {
+    /// The directory is not a valid catalog.
+    #[error("the catalog does not validate ({} problems)", .0.len())]
+    Invalid(Vec<Diagnostic>),
+    /// The server could not be reached.
+    #[error("cannot reach {addr}: {message}")]
+    Connect {
+        /// The address asked.
+        addr: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The question has no answer: an unknown name, a malformed field.
+    #[error("{}", .0.message())]
+    Status(#[from] Status),
+}
+
+/// A catalog to ask.
+pub enum Source {
+    /// A directory, loaded here.
+    Offline(Box<Tables>),
+    /// A server.
+    Remote(Box<Remote>),
+}
+
+/// A connection to a server.
+pub struct Remote {
+    /// Runs the client's calls.
+    runtime: tokio::runtime::Runtime,
+    /// The `fbc.v1.Graph` client.
+    client: GraphClient<Channel>,
+}
+
+impl Source {
+    /// Opens the directory or connects to the server the arguments name.
+    pub fn open(args: &SourceArgs) -> Result<Source, AskError> {
+        match (&args.dir, &args.addr) {
+            (_, Some(addr)) => connect(addr),
+            (Some(dir), None) => load(dir, &args.limits),
+            (None, None) => Err(AskError::Status(Status::invalid_argument(
+                "give a catalog directory or --addr",
+            ))),
+        }
+    }
+
+    /// `GetSuccessors`.
+    pub fn successors(
+        &mut self,
+        r: pb::GetSuccessorsRequest,
+    ) -> Result<pb::GetSuccessorsResponse, AskError> {
+        match self {
+            Source::Offline(t) => Ok(answer::successors(t, &r)?),
+            Source::Remote(remote) => {
+                let Remote { runtime, client } = &mut **remote;
+                Ok(runtime.block_on(client.get_successors(r))?.into_inner())
+            }
+        }
+    }
+
+    /// `GetUpgradePath`.
+    pub fn upgrade_path(
+        &mut self,
+        r: pb::GetUpgradePathRequest,
+    ) -> Result<pb::GetUpgradePathResponse, AskError> {
+        match self {
+            Source::Offline(t) => Ok(answer::upgrade_path(t, &r)?),
+            Source::Remote(remote) => {
+                let Remote { runtime, client } = &mut **remote;
+                Ok(runtime.block_on(client.get_upgrade_path(r))?.into_inner())
+            }
+        }
+    }
+
+    /// `ExportGraph`, every message of the stream.
+    pub fn export(
+        &mut self,
+        r: pb::ExportGraphRequest,
+    ) -> Result<Vec<pb::ExportGraphResponse>, AskError> {
+        match self {
+            Source::Offline(t) => {
+                let format = answer::export_format(r.format)?;
+                let packages = answer::export_packages(t, &r.package)?;
+                Ok(packages
+                    .into_iter()
+                    .filter_map(|i| answer::export_one(t, i, format))
+                    .collect())
+            }
+            Source::Remote(remote) => {
+                let Remote { runtime, client } = &mut **remote;
+                runtime.block_on(async {
+                    let mut stream = client.export_graph(r).await?.into_inner();
+                    let mut out = Vec::new();
+                    while let Some(message) = stream.message().await? {
+                        out.push(message);
+                    }
+                    Ok(out)
+                })
+            }
+        }
+    }
+
+    /// `Lint`.
+    pub fn lint(&mut self, r: pb::LintRequest) -> Result<pb::LintResponse, AskError> {
+        match self {
+            Source::Offline(t) => Ok(answer::lint(t, &r)?),
+            Source::Remote(remote) => {
+                let Remote { runtime, client } = &mut **remote;
+                Ok(runtime.block_on(client.lint(r))?.into_inner())
+            }
+        }
+    }
+}
+
+fn connect(addr: &str) -> Result<Source, AskError> {
+    let failed = |message: String| AskError::Connect {
+        addr: addr.to_string(),
+        message,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| failed(e.to_string()))?;
+    let uri = if addr.contains("://") {
+        addr.to_string()
+    } else {
+        format!("http://{addr}")
+    };
+    let client = runtime
+        .block_on(GraphClient::connect(uri))
+        .map_err(|e| failed(e.to_string()))?;
+    Ok(Source::Remote(Box::new(Remote { runtime, client })))
+}
+
+/// Loads and validates the directory under `--load-timeout` (exit 1 when it
+/// passes, as `validate` does).
+fn load(dir: &std::path::Path, limits: &crate::cli::args::LimitArgs) -> Result<Source, AskError> {
+    let missed = catalog::timeout_diagnostic(dir, limits.load_timeout);
+    let _watchdog = crate::deadline::Watchdog::start(limits.load_timeout, move || {
+        eprintln!("{missed}");
+        std::process::exit(1);
+    });
+    let options = limits.load_options();
+    let loaded = fbc_catalog::load::load_model(dir, &options).map_err(AskError::Invalid)?;
+    Ok(Source::Offline(Box::new(
+        loaded.tables(dir, options.limits),
+    )))
+}

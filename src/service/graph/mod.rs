@@ -1,0 +1,167 @@
+//! `fbc.v1.Graph`: upgrade-graph questions over the current snapshot.
+//!
+//! In: a [`Catalog`] handle and decoded `fbc.v1` requests. Out: replies naming
+//! the snapshot they came from, or a status with a real code. Each call loads
+//! the snapshot once and answers from it alone; the answering is
+//! [`answer`]'s, shared with the offline CLI. Work that can take more than
+//! microseconds (decoding the tables on first use after a warm start, long
+//! walks, lint) runs on the blocking pool, never on the I/O threads.
+
+pub mod answer;
+pub mod convert;
+
+use crate::fbc_v1 as pb;
+use crate::snapshot::{Catalog, Snapshot};
+use fbc_catalog::tables::Tables;
+use std::pin::Pin;
+use std::sync::Arc;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+pub use pb::graph_server::GraphServer;
+
+/// What every reply says about the snapshot it came from.
+pub fn snapshot_info(s: &Snapshot) -> pb::SnapshotInfo {
+    pb::SnapshotInfo {
+        digest: s.digest.to_string(),
+        generation: s.generation,
+        loaded_at: Some(prost_types::Timestamp::from(s.published)),
+    }
+}
+
+/// The current snapshot, checked against the digest a request insists on.
+fn snapshot(catalog: &Catalog, digest: &str) -> Result<Arc<Snapshot>, Status> {
+    let snap = catalog
+        .load()
+        .ok_or_else(|| Status::unavailable("the catalog has not been loaded yet"))?;
+    if !digest.is_empty() && digest != snap.digest.to_string() {
+        return Err(Status::failed_precondition(format!(
+            "catalog snapshot changed: the request asks for {digest}, the server serves {}",
+            snap.digest
+        )));
+    }
+    Ok(snap)
+}
+
+fn tables(snap: &Snapshot) -> Result<&Tables, Status> {
+    snap.tables
+        .get()
+        .map_err(|e| Status::internal(format!("the catalog's tables cannot be read: {e}")))
+}
+
+/// Runs `f` on the snapshot's tables on the blocking pool.
+async fn on_tables<T: Send + 'static>(
+    snap: Arc<Snapshot>,
+    f: impl FnOnce(&Tables) -> Result<T, Status> + Send + 'static,
+) -> Result<T, Status> {
+    tokio::task::spawn_blocking(move || f(tables(&snap)?))
+        .await
+        .map_err(|e| Status::internal(format!("a graph worker failed: {e}")))?
+}
+
+type ExportStream = Pin<Box<dyn Stream<Item = Result<pb::ExportGraphResponse, Status>> + Send>>;
+
+/// `fbc.v1.Graph` over a catalog.
+#[derive(Clone, Debug)]
+pub struct Graph {
+    catalog: Catalog,
+}
+
+impl Graph {
+    /// The service over `catalog`.
+    pub fn new(catalog: Catalog) -> Self {
+        Graph { catalog }
+    }
+}
+
+/// Streams one snapshot's package graphs, each built when the client is ready for it.
+struct Export {
+    snapshot: Arc<Snapshot>,
+    info: pb::SnapshotInfo,
+    packages: std::vec::IntoIter<u32>,
+    format: pb::Format,
+}
+
+impl Iterator for Export {
+    type Item = Result<pb::ExportGraphResponse, Status>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let index = self.packages.next()?;
+        let tables = match tables(&self.snapshot) {
+            Ok(t) => t,
+            Err(e) => return Some(Err(e)),
+        };
+        let mut reply = answer::export_one(tables, index, self.format)?;
+        reply.snapshot = Some(self.info.clone());
+        Some(Ok(reply))
+    }
+}
+
+#[tonic::async_trait]
+impl pb::graph_server::Graph for Graph {
+    async fn check_range(
+        &self,
+        request: Request<pb::CheckRangeRequest>,
+    ) -> Result<Response<pb::CheckRangeResponse>, Status> {
+        let mut reply = answer::check_range(request.get_ref())?;
+        reply.snapshot = self.catalog.load().map(|s| snapshot_info(&s));
+        Ok(Response::new(reply))
+    }
+
+    async fn get_successors(
+        &self,
+        request: Request<pb::GetSuccessorsRequest>,
+    ) -> Result<Response<pb::GetSuccessorsResponse>, Status> {
+        let r = request.into_inner();
+        let snap = snapshot(&self.catalog, &r.snapshot_digest)?;
+        let info = snapshot_info(&snap);
+        let mut reply = on_tables(snap, move |t| answer::successors(t, &r)).await?;
+        reply.snapshot = Some(info);
+        Ok(Response::new(reply))
+    }
+
+    async fn get_upgrade_path(
+        &self,
+        request: Request<pb::GetUpgradePathRequest>,
+    ) -> Result<Response<pb::GetUpgradePathResponse>, Status> {
+        let r = request.into_inner();
+        let snap = snapshot(&self.catalog, &r.snapshot_digest)?;
+        let info = snapshot_info(&snap);
+        let mut reply = on_tables(snap, move |t| answer::upgrade_path(t, &r)).await?;
+        reply.snapshot = Some(info);
+        Ok(Response::new(reply))
+    }
+
+    type ExportGraphStream = ExportStream;
+
+    async fn export_graph(
+        &self,
+        request: Request<pb::ExportGraphRequest>,
+    ) -> Result<Response<Self::ExportGraphStream>, Status> {
+        let r = request.into_inner();
+        let format = answer::export_format(r.format)?;
+        let snap = snapshot(&self.catalog, &r.snapshot_digest)?;
+        let package = r.package;
+        let packages =
+            on_tables(snap.clone(), move |t| answer::export_packages(t, &package)).await?;
+        let export = Export {
+            info: snapshot_info(&snap),
+            snapshot: snap,
+            packages: packages.into_iter(),
+            format,
+        };
+        Ok(Response::new(Box::pin(tokio_stream::iter(export))))
+    }
+
+    async fn lint(
+        &self,
+        request: Request<pb::LintRequest>,
+    ) -> Result<Response<pb::LintResponse>, Status> {
+        let r = request.into_inner();
+        let snap = snapshot(&self.catalog, &r.snapshot_digest)?;
+        let info = snapshot_info(&snap);
+        let mut reply = on_tables(snap, move |t| answer::lint(t, &r)).await?;
+        reply.snapshot = Some(info);
+        Ok(Response::new(reply))
+    }
+}

@@ -3,7 +3,7 @@
 #
 # Serves catalogs/example (see catalogs/example/README.md for the expected answers) on a free
 # port and checks every RPC against the `opm serve` behaviour (spec §5): reflection, health,
-# every api.Registry RPC, api.ExperimentalRegistry, and a clean exit on SIGTERM.
+# every api.Registry RPC, api.ExperimentalRegistry, fbc.v1.Graph, and a clean exit on SIGTERM.
 #
 # Usage: .ci/e2e.sh
 # Environment:
@@ -302,6 +302,7 @@ pass "server answers health Check within ${READY_TIMEOUT}s"
 
 ALL_SERVICES="api.ExperimentalRegistry
 api.Registry
+fbc.v1.Graph
 grpc.health.v1.Health
 grpc.reflection.v1.ServerReflection
 grpc.reflection.v1alpha.ServerReflection"
@@ -368,13 +369,14 @@ message ListServiceResponse { repeated ServiceResponse service = 1; }
 message ServiceResponse { string name = 1; }
 message ErrorResponse { int32 error_code = 1; string error_message = 2; }
 EOF
-    expect_ok "reflection $v ListServices lists all five services" \
+    expect_ok "reflection $v ListServices lists all six services" \
         "grpc.reflection.$v.ServerReflection/ServerReflectionInfo" \
         -import-path "$TMP" -proto "reflection_$v.proto" -d '{"list_services": ""}' <<'PY'
 m = one()
 expect("error_response", m.get("errorResponse"), None)
 names = sorted(s.get("name", "") for s in m.get("listServicesResponse", {}).get("service", []))
-expect("services", names, ["api.ExperimentalRegistry", "api.Registry", "grpc.health.v1.Health",
+expect("services", names, ["api.ExperimentalRegistry", "api.Registry", "fbc.v1.Graph",
+                           "grpc.health.v1.Health",
                            "grpc.reflection.v1.ServerReflection",
                            "grpc.reflection.v1alpha.ServerReflection"])
 PY
@@ -710,6 +712,40 @@ expect_err "ExperimentalListPackageCustomSchemas with empty schema" InvalidArgum
 expect_err "ExperimentalListPackageCustomSchemas with an invalid packageName" InvalidArgument \
     'invalid custom schema query: invalid packageName "a/b": must match ^[a-zA-Z0-9][a-zA-Z0-9._-]*$' \
     "$CUSTOM" "${ACK[@]}" -d '{"schema": "io.example.lifecycle", "packageName": "a/b"}'
+
+# ---------------------------------------------------------------------------------------------
+# fbc.v1.Graph
+
+GRAPH=fbc.v1.Graph
+
+expect_ok "fbc.v1.Graph/GetSuccessors from example-operator.v0.1.0" "$GRAPH/GetSuccessors" \
+    -d '{"package": "example-operator", "installed": {"name": "example-operator.v0.1.0"}}' <<'PY'
+m = one()
+expect("candidates", [c.get("name") for c in m.get("candidates", [])],
+       ["example-operator.v0.2.0", "example-operator.v0.1.0"])
+expect("selected", m.get("selected"), "example-operator.v0.2.0")
+expect("snapshot digest present", bool(m.get("snapshot", {}).get("digest")), True)
+PY
+
+expect_ok "fbc.v1.Graph/GetUpgradePath v0.1.0 to the head of alpha" "$GRAPH/GetUpgradePath" \
+    -d '{"package": "example-operator", "channel": "alpha", "from": {"name": "example-operator.v0.1.0"}}' <<'PY'
+m = one()
+expect("steps", [(s.get("from"), s.get("to"), s.get("edge")) for s in m.get("steps", [])],
+       [("example-operator.v0.1.0", "example-operator.v0.2.0", "REPLACES"),
+        ("example-operator.v0.2.0", "example-operator.v0.3.0", "REPLACES")])
+expect("outcome", m.get("outcome"), "REACHED_HEAD")
+PY
+
+expect_ok "fbc.v1.Graph/CheckRange (Masterminds)" "$GRAPH/CheckRange" \
+    -d '{"grammar": "MASTERMINDS", "range": ">=0.1.0 <0.2.0", "versions": ["0.1.5", "0.2.0"]}' <<'PY'
+m = one()
+expect("results", [(r.get("version"), r.get("match", False)) for r in m.get("results", [])],
+       [("0.1.5", True), ("0.2.0", False)])
+PY
+
+expect_err "fbc.v1.Graph/GetSuccessors for a misspelt package" NotFound \
+    'package "example-operatr" not found (did you mean example-operator?)' \
+    "$GRAPH/GetSuccessors" -d '{"package": "example-operatr", "installed": {"name": "x"}}'
 
 # ---------------------------------------------------------------------------------------------
 # shutdown

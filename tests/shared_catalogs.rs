@@ -32,6 +32,10 @@ fn main() {
                 every_shared_catalog_has_the_same_tables_after_a_warm_start,
             ),
             (
+                "every_shared_catalog_lints_as_docs_graphs_md_lists",
+                every_shared_catalog_lints_as_docs_graphs_md_lists,
+            ),
+            (
                 "community_v4_16_answers_every_rpc",
                 community_v4_16_answers_every_rpc,
             ),
@@ -76,6 +80,75 @@ fn every_shared_catalog_loads_with_its_published_counts(root: PathBuf) -> Result
             (packages, channels, bundles, entries),
             "{name}"
         );
+    }
+    Ok(())
+}
+
+/// How many findings of one check a catalog has: (severity, check, count).
+type LintCount = (&'static str, &'static str, usize);
+
+/// Lint findings per catalog, as `docs/graphs.md` lists them.
+const LINT: [(&str, &[LintCount]); 5] = [
+    (
+        "community-v4.16",
+        &[
+            ("info", "dangling-replaces", 5),
+            ("info", "dangling-skips", 14),
+            ("info", "skip-range-empty", 1),
+            ("warning", "skipped-on-chain", 4),
+            ("warning", "v0-v1-divergence", 1),
+        ],
+    ),
+    (
+        "community-v4.20",
+        &[
+            ("info", "dangling-replaces", 20),
+            ("info", "dangling-skips", 67),
+            ("info", "skip-range-empty", 7),
+            ("warning", "skipped-on-chain", 11),
+            ("warning", "stranded", 7),
+            ("warning", "v0-v1-divergence", 1),
+            ("warning", "version-down", 3),
+        ],
+    ),
+    (
+        "rhoai-3.5-v4.22",
+        &[
+            ("info", "dangling-replaces", 1),
+            ("info", "skip-range-empty", 4),
+            ("info", "skip-range-self", 14),
+        ],
+    ),
+    (
+        "rhtpa-v4.18",
+        &[
+            ("info", "dangling-replaces", 1),
+            ("warning", "skipped-on-chain", 2),
+        ],
+    ),
+    ("submariner-4.16", &[("info", "skip-range-empty", 8)]),
+];
+
+/// The graph lint over every real catalog finds what the docs say it finds.
+fn every_shared_catalog_lints_as_docs_graphs_md_lists(root: PathBuf) -> Result<(), Failed> {
+    use std::collections::BTreeMap;
+    for (name, expected) in LINT {
+        let dir = root.join(name);
+        let loaded = fbc_catalog::load::load_model(&dir, &Default::default())
+            .map_err(|e| format!("{name}: {e:?}"))?;
+        let tables = loaded.tables(&dir, Default::default());
+        let findings = fbc_catalog::graph::lint::lint(&tables, None)?;
+        let mut counts: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+        for f in &findings {
+            *counts.entry((f.severity.as_str(), f.check)).or_default() += 1;
+        }
+        let found: Vec<(&str, &str, usize)> =
+            counts.into_iter().map(|((s, c), n)| (s, c, n)).collect();
+        if found != expected {
+            return Err(
+                format!("{name}: lint found {found:?}, docs/graphs.md lists {expected:?}").into(),
+            );
+        }
     }
     Ok(())
 }

@@ -6,12 +6,14 @@
 //! - `server`: health, reflection, status codes, request limits, startup rules;
 //! - `hostile_catalogs`: each hostile catalog file refused while the last good
 //!   catalog serves; the cache rewritten by a reload;
+//! - `graph`: `fbc.v1.Graph` and the graph CLI commands, offline and against the server;
 //! - `cli`: the real binary: errors printed once, `--debug`, JSON diagnostics;
 //! - `hostile_clients`: unread streams, idle and silent connections, huge requests,
 //!   shutdown with a stalled stream, the fd limit.
 
 mod cli;
 mod conformance;
+mod graph;
 mod harness;
 mod hostile_catalogs;
 mod hostile_clients;

@@ -34,6 +34,19 @@ pub fn dir_from_env(var: &str, what: &str) -> Requirement<PathBuf> {
     }
 }
 
+/// A program found on the PATH.
+pub fn program_on_path(name: &str, what: &str) -> Requirement<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    });
+    match found {
+        Some(path) => Requirement::Present(path),
+        None => Requirement::Absent(format!("{name} is not on the PATH ({what})")),
+    }
+}
+
 /// A named test that takes the requirement's value.
 pub type NamedTest<T> = (&'static str, fn(T) -> Result<(), Failed>);
 

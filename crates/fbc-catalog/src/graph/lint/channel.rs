@@ -4,6 +4,7 @@
 //! In: one channel with its edge index. Out: findings pushed onto the lint's list.
 
 use super::{LintWarning, Severity, finding};
+use crate::graph::successors::{ReleaseMode, bundle_version};
 use crate::graph::upgrade_path::{Hops, Semantics};
 use crate::model::{Channel, Entry, Package};
 use std::collections::BTreeSet;
@@ -217,13 +218,15 @@ impl ChannelLint<'_, '_> {
         }
     }
 
-    /// `version-down`: a replaces step that does not go up.
+    /// `version-down`: a replaces step that does not go up, in OLM v1's
+    /// (version, release) order (so `1.0.0+2` replacing `1.0.0` goes up).
     fn version_down(&mut self, e: &Entry) {
         let (Some(newer), Some(older)) = (self.p.bundle(&e.name), self.p.bundle(&e.replaces))
         else {
             return;
         };
-        if older.version.cmp_precedence(&newer.version).is_lt() {
+        let order = |b| bundle_version(b, ReleaseMode::Legacy);
+        if order(older) < order(newer) {
             return;
         }
         let message = format!(

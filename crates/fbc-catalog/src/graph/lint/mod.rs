@@ -12,7 +12,7 @@
 //! | `skip-range-empty` | info | a `skipRange` containing no other entry of its channel (normal when the range covers pruned versions) |
 //! | `skip-range-self` | info | a `skipRange` containing its own entry's version (usually `<=` meant as `<`) |
 //! | `skip-range-downgrade` | warning | a `skipRange` containing a newer entry's version: subscribers there are offered this older bundle |
-//! | `version-down` | warning | a `replaces` step whose target has a version not lower than the replacer's |
+//! | `version-down` | warning | a `replaces` step whose target is not older than the replacer, in OLM v1's (version, release) order |
 //! | `near-known-name` | warning | a property type or CSV annotation a letter or two from a known one (`olm.skiprange`) |
 //! | `v0-v1-divergence` | warning | an installed bundle (an entry, or a name the entries replace or skip) from which OLM v0 and OLM v1 install different bundles next |
 //!

@@ -6,7 +6,7 @@
 //! on it and serves them.
 //!
 //! ```text
-//! fbc_catalog: directory → validated model
+//! fbc_catalog: directory → validated model → tables (graph indexes per package)
 //!        │
 //!        ▼ index (the api.Registry view: every reply pre-encoded)
 //!   snapshot (arc-swap) ──▶ service ──▶ server ◀── app ◀── cli
@@ -20,12 +20,12 @@
 //! | [`catalog`] | directory → index, in one call with a report |
 //! | [`cache`] | directory + cache dir → index, warm from disk when the digest matches |
 //! | [`snapshot`] | index → the published, atomically swapped catalog |
-//! | [`service`] | snapshot + requests → replies |
+//! | [`service`] | snapshot + requests → replies (`api.Registry` from the index, `fbc.v1.Graph` from the tables) |
 //! | [`deadline`] | watchdogs for loads on file systems that may hang |
 //! | [`reload`] | file changes, SIGHUP → new snapshots, or the last good one kept |
 //! | [`server`] | config + catalog → listening gRPC server |
 //! | [`app`] | a `ServeConfig` → a running server (bound address, reload, shutdown) |
-//! | [`cli`] | command line → `ServeConfig` → the app |
+//! | [`cli`] | command line → `ServeConfig` → the app; the graph commands, offline on tables or through a `fbc.v1.Graph` client |
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]

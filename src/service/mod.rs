@@ -1,10 +1,13 @@
 //! gRPC services over the current catalog snapshot.
 //!
 //! In: a [`Catalog`] handle and decoded requests. Out: pre-encoded replies or a
-//! status. The services are thin: find the answer in the [`crate::index::Index`]
-//! and send it. Every registry failure is status **Unknown** carrying the message,
-//! as in the reference (its clients match on it); malformed requests are
-//! InvalidArgument.
+//! status. `api.Registry` and `api.ExperimentalRegistry` (this module) are thin:
+//! find the answer in the [`crate::index::Index`] and send it; every registry
+//! failure is status **Unknown** carrying the message, as in the reference (its
+//! clients match on it), and malformed requests are InvalidArgument.
+//! [`graph`] serves `fbc.v1.Graph` from the snapshot's tables with real status
+//! codes (NOT_FOUND, INVALID_ARGUMENT, FAILED_PRECONDITION); [`health`] serves
+//! `grpc.health.v1`.
 
 pub mod graph;
 pub mod health;

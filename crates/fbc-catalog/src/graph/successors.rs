@@ -260,7 +260,9 @@ pub fn successors(tables: &Tables, q: &SuccessorQuery) -> Result<Successors, Gra
             }),
         }
     }
-    // Stable: deprecated last, then (version, release) highest first.
+    // Deprecated last, then (version, release) highest first; the sort is
+    // stable, so ties keep the bundles' order, by name (OLM v1 keeps catalog
+    // order there, which depends on how the catalog was rendered).
     candidates.sort_by(|(va, a), (vb, b)| {
         a.deprecated
             .is_some()

@@ -138,7 +138,9 @@ fn edge_index(t: &Tables, package: u32) -> Vec<ChannelEdges> {
     (0..p.channels.len() as u32)
         .map(|channel| {
             let r = ChannelRef { package, channel };
-            ChannelEdges::new(&p.channels[channel as usize], t.chain(r))
+            ChannelEdges::new(&p.channels[channel as usize], t.chain(r), |name| {
+                p.bundle(name).map(|b| &b.version)
+            })
         })
         .collect()
 }

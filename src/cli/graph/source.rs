@@ -102,8 +102,8 @@ impl Source {
                 let packages = answer::export_packages(t, &r.package)?;
                 Ok(packages
                     .into_iter()
-                    .filter_map(|i| answer::export_one(t, i, format))
-                    .collect())
+                    .map(|i| answer::export_one(t, i, format))
+                    .collect::<Result<_, _>>()?)
             }
             Source::Remote(remote) => {
                 let Remote { runtime, client } = &mut **remote;

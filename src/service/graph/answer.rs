@@ -32,6 +32,7 @@ pub fn status(e: GraphError) -> Status {
         | GraphError::UnknownChannel { .. }
         | GraphError::UnknownBundle { .. } => Status::not_found(e.to_string()),
         GraphError::InvalidArgument(message) => Status::invalid_argument(message),
+        GraphError::TooLarge { .. } => Status::resource_exhausted(e.to_string()),
     }
 }
 
@@ -214,20 +215,25 @@ pub fn export_format(format: i32) -> Result<pb::Format, Status> {
     enum_value("format", format)
 }
 
-/// One `ExportGraph` message: package `index`'s graph, rendered as asked.
+/// One `ExportGraph` message: package `index`'s graph, rendered as asked;
+/// RESOURCE_EXHAUSTED for a graph over [`export::MAX_GRAPH_EDGES`].
 pub fn export_one(
     tables: &Tables,
     index: u32,
     format: pb::Format,
-) -> Option<pb::ExportGraphResponse> {
-    let name = &tables.packages().get(index as usize)?.name;
-    let graph: PackageGraph = export::package_graph(tables, name).ok()?;
+) -> Result<pb::ExportGraphResponse, Status> {
+    let name = &tables
+        .packages()
+        .get(index as usize)
+        .ok_or_else(|| Status::internal(format!("no package at index {index}")))?
+        .name;
+    let graph: PackageGraph = export::package_graph(tables, name).map_err(status)?;
     let rendered = match format {
         pb::Format::Json => String::new(),
         pb::Format::Dot => export::to_dot(std::slice::from_ref(&graph)),
         pb::Format::Mermaid => export::to_mermaid(std::slice::from_ref(&graph)),
     };
-    Some(pb::ExportGraphResponse {
+    Ok(pb::ExportGraphResponse {
         snapshot: None,
         graph: Some(convert::package_graph(graph)),
         rendered,

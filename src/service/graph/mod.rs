@@ -91,9 +91,12 @@ impl Iterator for Export {
             Ok(t) => t,
             Err(e) => return Some(Err(e)),
         };
-        let mut reply = answer::export_one(tables, index, self.format)?;
-        reply.snapshot = Some(self.info.clone());
-        Some(Ok(reply))
+        Some(
+            answer::export_one(tables, index, self.format).map(|mut reply| {
+                reply.snapshot = Some(self.info.clone());
+                reply
+            }),
+        )
     }
 }
 

@@ -75,12 +75,9 @@ impl<'a> ChannelIndex<'a> {
         if let Some(v) = version {
             out.extend(
                 self.edges
-                    .ranges()
-                    .filter(|(_, range)| range.matches(v))
-                    .map(|(entry, _)| EdgeInto {
-                        entry,
-                        kind: EdgeKind::SkipRange,
-                    }),
+                    .ranges_containing(v)
+                    .iter()
+                    .map(into(EdgeKind::SkipRange)),
             );
         }
         out.retain(|e| self.entry(e.entry).name != name);

@@ -89,14 +89,19 @@ pub struct PackageGraph {
     pub edges: Vec<GraphEdge>,
 }
 
+/// Most edges one package's graph may have. Real packages have hundreds; a
+/// skipRange like `>=0.0.0` on every entry of a 10,000-entry channel would make
+/// 50 million, gigabytes of answer.
+pub const MAX_GRAPH_EDGES: usize = 200_000;
+
 /// The graph of package `name`.
 pub fn package_graph(tables: &Tables, name: &str) -> Result<PackageGraph, GraphError> {
     let (pi, package) = find_package(tables, name)?;
-    Ok(graph_of(tables, pi, package))
+    graph_of(tables, pi, package)
 }
 
 /// The graphs of every package, by name.
-pub fn all_graphs(tables: &Tables) -> Vec<PackageGraph> {
+pub fn all_graphs(tables: &Tables) -> Result<Vec<PackageGraph>, GraphError> {
     tables
         .packages()
         .iter()
@@ -105,14 +110,45 @@ pub fn all_graphs(tables: &Tables) -> Vec<PackageGraph> {
         .collect()
 }
 
-fn graph_of(tables: &Tables, pi: u32, package: &Package) -> PackageGraph {
+/// Refuses a package whose graph would have more than [`MAX_GRAPH_EDGES`] edges,
+/// counting before building.
+fn check_size(tables: &Tables, pi: u32, package: &Package) -> Result<(), GraphError> {
+    let edges: usize = (0..package.channels.len())
+        .filter_map(|ci| ChannelIndex::of(tables, pi, ci))
+        .map(|index| {
+            let declared: usize = index
+                .channel
+                .entries
+                .iter()
+                .map(|e| usize::from(!e.replaces.is_empty()) + e.skips.len())
+                .sum();
+            let covered: usize = index
+                .edges
+                .ranges()
+                .map(|(i, _)| index.edges.covered_count(i))
+                .sum();
+            declared + covered
+        })
+        .sum();
+    if edges > MAX_GRAPH_EDGES {
+        return Err(GraphError::TooLarge {
+            package: package.name.clone(),
+            edges,
+            limit: MAX_GRAPH_EDGES,
+        });
+    }
+    Ok(())
+}
+
+fn graph_of(tables: &Tables, pi: u32, package: &Package) -> Result<PackageGraph, GraphError> {
+    check_size(tables, pi, package)?;
     let mut edges = BTreeSet::new();
     let mut channels = Vec::new();
     for (ci, channel) in package.channels.iter().enumerate() {
         let Some(index) = ChannelIndex::of(tables, pi, ci) else {
             continue;
         };
-        channel_edges(package, &index, &mut edges);
+        channel_edges(&index, &mut edges);
         let chain = tables.chain(ChannelRef {
             package: pi,
             channel: ci as u32,
@@ -128,17 +164,17 @@ fn graph_of(tables: &Tables, pi: u32, package: &Package) -> PackageGraph {
         });
     }
     let edges: Vec<GraphEdge> = edges.into_iter().collect();
-    PackageGraph {
+    Ok(PackageGraph {
         package: package.name.clone(),
         default_channel: package.default_channel.clone(),
         deprecated: package.deprecation.clone(),
         nodes: nodes(package, &edges),
         channels,
         edges,
-    }
+    })
 }
 
-fn channel_edges(package: &Package, index: &ChannelIndex, edges: &mut BTreeSet<GraphEdge>) {
+fn channel_edges(index: &ChannelIndex, edges: &mut BTreeSet<GraphEdge>) {
     let channel = index.channel;
     let edge = |from: &str, to: &str, kind| GraphEdge {
         from: from.to_string(),
@@ -154,13 +190,11 @@ fn channel_edges(package: &Package, index: &ChannelIndex, edges: &mut BTreeSet<G
             edges.insert(edge(s, &e.name, EdgeKind::Skips));
         }
     }
-    for (i, range) in index.edges.ranges() {
+    for (i, _) in index.edges.ranges() {
         let to = index.entry(i);
-        for other in channel.entries.iter().filter(|o| o.name != to.name) {
-            if package
-                .bundle(&other.name)
-                .is_some_and(|b| range.matches(&b.version))
-            {
+        for other in index.edges.covered_by_range_of(i) {
+            let other = index.entry(other);
+            if other.name != to.name {
                 edges.insert(edge(&other.name, &to.name, EdgeKind::SkipRange));
             }
         }

@@ -94,6 +94,18 @@ pub enum GraphError {
     /// A request value that does not parse (a range, a version).
     #[error("{0}")]
     InvalidArgument(String),
+    /// An answer bigger than any client could use (a hostile catalog's graph).
+    #[error(
+        "the graph of package {package:?} has {edges} edges, more than the {limit} an export may hold"
+    )]
+    TooLarge {
+        /// The package.
+        package: String,
+        /// How many edges it has (skipRange edges counted per span).
+        edges: usize,
+        /// The limit.
+        limit: usize,
+    },
 }
 
 fn suggest(near: &[String]) -> String {

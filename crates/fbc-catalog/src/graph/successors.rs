@@ -250,6 +250,9 @@ pub fn successors(tables: &Tables, q: &SuccessorQuery) -> Result<Successors, Gra
     let mut candidates: Vec<(VersionRelease, Candidate)> = Vec::new();
     let mut rejected = Vec::new();
     for bundle in &p.package.bundles {
+        if !q.explain && !may_qualify(&p, q, bundle) {
+            continue;
+        }
         let vr = bundle_version(bundle, q.release_mode);
         match judge(&p, q, bundle, &vr) {
             Ok(candidate) => candidates.push((vr, candidate)),
@@ -283,6 +286,21 @@ pub fn successors(tables: &Tables, q: &SuccessorQuery) -> Result<Successors, Gra
         warnings: p.warnings,
         rejected: if q.explain { rejected } else { Vec::new() },
     })
+}
+
+/// Whether `bundle` can be a candidate, told cheaply: with an installed bundle
+/// and catalog-provided edges, only bundles with an edge from it or its
+/// major.minor.patch can. Skipping the rest (and their rejection messages)
+/// keeps the answer's cost near its size in a package of thousands.
+fn may_qualify(p: &Prepared, q: &SuccessorQuery, bundle: &Bundle) -> bool {
+    match (&p.installed, q.policy) {
+        (Some(iv), Policy::CatalogProvided) => {
+            let (a, b) = (&bundle.version, &iv.release.version);
+            p.edges.contains_key(bundle.name.as_str())
+                || (a.major, a.minor, a.patch) == (b.major, b.minor, b.patch)
+        }
+        _ => true,
+    }
 }
 
 /// A candidate, or why `bundle` is not one.

@@ -201,7 +201,7 @@ impl Tables {
                         package,
                         channel: ci as u32,
                     });
-                    ChannelEdges::new(c, chain)
+                    ChannelEdges::new(c, chain, |name| p.bundle(name).map(|b| &b.version))
                 })
                 .collect()
         })

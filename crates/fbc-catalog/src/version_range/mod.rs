@@ -17,10 +17,12 @@
 //! Both compare by semver precedence, ignoring build metadata. [`release`]
 //! splits OLM v1's release off a bundle version and orders the pairs. [`check`]
 //! answers "does this range match these versions?" in either grammar.
+//! [`intervals`] turns a blang range into spans of the version line, for indexes.
 //!
 //! The module uses only `semver`, `serde` and `thiserror`: no I/O, no async.
 
 pub mod blang;
 pub mod check;
+pub mod intervals;
 pub mod masterminds;
 pub mod release;

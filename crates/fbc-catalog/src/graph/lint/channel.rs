@@ -176,23 +176,23 @@ impl ChannelLint<'_, '_> {
         let Some(i) = index.find(&e.name) else {
             return;
         };
-        let range = index.edges.ranges().find(|(r, _)| *r == i).map(|(_, r)| r);
-        let (Some(range), Some(own)) = (range, self.version_of(&e.name)) else {
+        let (Some(range), Some(own)) = (index.edges.range_of(i), self.version_of(&e.name)) else {
             return;
         };
-        let covered: Vec<&crate::model::Bundle> = self
-            .c
-            .entries
-            .iter()
+        let covered: Vec<&crate::model::Bundle> = index
+            .edges
+            .covered_by_range_of(i)
+            .into_iter()
+            .map(|o| index.entry(o))
             .filter(|o| o.name != e.name)
             .filter_map(|o| self.p.bundle(&o.name))
-            .filter(|b| range.matches(&b.version))
             .collect();
-        let newer: Vec<String> = covered
-            .iter()
-            .filter(|b| b.version.cmp_precedence(own).is_gt())
-            .map(|b| format!("{:?} ({})", b.name, b.version_text))
-            .collect();
+        let newer = name_list(
+            covered
+                .iter()
+                .filter(|b| b.version.cmp_precedence(own).is_gt())
+                .map(|b| format!("{:?} ({})", b.name, b.version_text)),
+        );
         let mut findings = Vec::new();
         if covered.is_empty() {
             findings.push(("skip-range-empty", Severity::Info, format!(
@@ -206,11 +206,11 @@ impl ChannelLint<'_, '_> {
                 e.skip_range
             )));
         }
-        if !newer.is_empty() {
+        if let Some(newer) = newer {
             findings.push(("skip-range-downgrade", Severity::Warning, format!(
                 "skipRange {:?} contains newer entries {}: subscribers on them are offered this older bundle",
                 e.skip_range,
-                newer.join(", ")
+                newer
             )));
         }
         for (check, severity, message) in findings {
@@ -236,3 +236,18 @@ impl ChannelLint<'_, '_> {
         self.push("version-down", Severity::Warning, &e.name, message);
     }
 }
+
+/// At most [`NAMES_LISTED`] names joined by commas, then how many more; `None`
+/// for none. A finding's message stays readable when a range covers thousands.
+fn name_list(names: impl Iterator<Item = String>) -> Option<String> {
+    let names: Vec<String> = names.collect();
+    let (shown, rest) = names.split_at(names.len().min(NAMES_LISTED));
+    let mut text = shown.join(", ");
+    if !rest.is_empty() {
+        text.push_str(&format!(" and {} more", rest.len()));
+    }
+    (!names.is_empty()).then_some(text)
+}
+
+/// How many names a finding lists before "and N more".
+const NAMES_LISTED: usize = 10;

@@ -63,7 +63,7 @@ fn skip_range_edges_come_from_the_entries_whose_versions_the_range_contains() {
 #[test]
 fn dot_and_mermaid_name_every_node_and_edge_and_escape_quotes() {
     let t = divergence();
-    let graphs = all_graphs(&t);
+    let graphs = all_graphs(&t).expect("graphs");
     let dot = to_dot(&graphs);
     assert!(dot.starts_with("digraph catalog {"), "{dot}");
     assert!(
@@ -97,4 +97,37 @@ fn hostile_names_cannot_break_out_of_the_dot_or_mermaid_quotes() {
     assert!(!dot.contains("\n x -> y"));
     let mermaid = to_mermaid(std::slice::from_ref(&g));
     assert!(mermaid.contains("a\\#quot;#lt;b#gt;#35;"), "{mermaid}");
+}
+
+#[test]
+fn a_graph_over_the_edge_limit_is_refused_before_it_is_built() {
+    // 500 entries, each replacing the one before with skipRange ">=0.0.0":
+    // 499 replaces and 499 ranges counted as covering all 500 entries.
+    let names: Vec<String> = (0..500).map(|i| format!("p.v{i}")).collect();
+    let entries: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| match i {
+            0 => format!("{{name: {n}}}"),
+            _ => format!(
+                "{{name: {n}, replaces: {}, skipRange: '>=0.0.0'}}",
+                names[i - 1]
+            ),
+        })
+        .collect();
+    let entry_refs: Vec<&str> = entries.iter().map(String::as_str).collect();
+    let versions: Vec<String> = (0..500).map(|i| format!("{i}.0.0")).collect();
+    let bundles: Vec<(&str, &str)> = names
+        .iter()
+        .zip(&versions)
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    let t = tables(&one_channel(&entry_refs, &bundles));
+    let err = package_graph(&t, "p").expect_err("too large");
+    assert!(
+        err.to_string()
+            .starts_with("the graph of package \"p\" has 249999 edges, more than the 200000"),
+        "{err}"
+    );
+    assert!(all_graphs(&t).is_err());
 }

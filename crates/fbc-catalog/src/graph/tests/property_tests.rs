@@ -114,6 +114,11 @@ proptest! {
             let versions: Vec<semver::Version> = s.candidates.iter()
                 .map(|c| semver::Version::parse(&c.version).expect("version")).collect();
             prop_assert!(versions.windows(2).all(|w| w[0] >= w[1]), "highest first");
+            // Explaining judges every bundle; not explaining skips the hopeless
+            // ones early: the candidates must be the same.
+            let explained = successors(&t, &SuccessorQuery { explain: true, ..q }).expect("answer");
+            prop_assert_eq!(&explained.candidates, &s.candidates);
+            prop_assert_eq!(explained.candidates.len() + explained.rejected.len(), p.bundles.len());
         }
     }
 

@@ -20,6 +20,7 @@ const LAYERS: &[&str] = &[
     "model",
     "tables",
     "graph",
+    "resolve",
     "load",
     // fbc-registry, the server
     "api",
@@ -46,6 +47,7 @@ const LIBRARY: &[&str] = &[
     "model",
     "tables",
     "graph",
+    "resolve",
     "load",
 ];
 

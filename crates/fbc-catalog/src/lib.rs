@@ -19,6 +19,7 @@
 //! | [`model`] | blobs → validated packages, channels, bundles, or every diagnostic |
 //! | [`tables`] | validated model → immutable typed tables (chains, providers, requirements, metas) |
 //! | [`graph`] | tables → upgrade answers: v1 successors, upgrade paths, graph exports, lint |
+//! | [`resolve`] | tables + a request → OLM v0's dependency resolution (in progress: the request) |
 //! | [`load`] | directory → tables, in one call with timings and digest |
 //!
 //! Layers import one way, top to bottom of this table (`tests/architecture.rs` in the
@@ -50,6 +51,7 @@ pub mod graph;
 pub mod load;
 pub mod model;
 pub mod parallel;
+pub mod resolve;
 pub mod source;
 pub mod tables;
 pub mod version_range;

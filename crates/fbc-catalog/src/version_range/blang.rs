@@ -175,6 +175,39 @@ pub fn is_blang_version(v: &Version) -> bool {
             .all(|id| !id.bytes().all(|b| b.is_ascii_digit()) || id.parse::<u64>().is_ok())
 }
 
+/// blang's `ParseTolerant`, as OLM v0 reads a bundle's or an installed CSV's
+/// version: surrounding spaces and a leading `v` dropped, leading zeros of the
+/// first three dot-separated parts removed, a missing minor or patch filled in
+/// with 0 (unless the short version carries `-` or `+`), then the strict parse.
+pub fn parse_tolerant(s: &str) -> Result<Version, RangeError> {
+    let s = s.trim();
+    let s = s.strip_prefix('v').unwrap_or(s);
+    let mut parts: Vec<String> = s.splitn(3, '.').map(str::to_owned).collect();
+    for part in &mut parts {
+        if part.len() > 1 {
+            let trimmed = part.trim_start_matches('0');
+            *part = match trimmed.chars().next() {
+                Some(c) if c.is_ascii_digit() => trimmed.to_owned(),
+                _ => format!("0{trimmed}"),
+            };
+        }
+    }
+    if parts.len() < 3 {
+        if parts.last().is_some_and(|p| p.contains(['+', '-'])) {
+            return Err(RangeError(
+                "Short version cannot contain PreRelease/Build meta data".into(),
+            ));
+        }
+        parts.resize(3, "0".to_owned());
+    }
+    let text = parts.join(".");
+    let version = Version::parse(&text).map_err(|e| RangeError(e.to_string()))?;
+    if !is_blang_version(&version) {
+        return Err(RangeError("strconv.ParseUint: value out of range".into()));
+    }
+    Ok(version)
+}
+
 fn split_and_trim(s: &str) -> Vec<String> {
     let b = s.as_bytes();
     let mut result = Vec::new();

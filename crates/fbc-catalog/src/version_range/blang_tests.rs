@@ -12,6 +12,34 @@ fn m(range: &str, version: &str) -> bool {
     parse(range).expect("test range").matches(&v(version))
 }
 
+/// blang v4's `ParseTolerant` (semver.go), case by case.
+#[test]
+fn tolerant_parsing_fills_short_versions_and_drops_v_spaces_and_leading_zeros() {
+    for (input, want) in [
+        ("v1.2", Some("1.2.0")),
+        (" 01.02.03 ", Some("1.2.3")),
+        ("1", Some("1.0.0")),
+        ("0", Some("0.0.0")),
+        ("00", Some("0.0.0")),
+        ("1.02.3-beta.1+b", Some("1.2.3-beta.1+b")),
+        ("1.0.0-rc.1", Some("1.0.0-rc.1")),
+        ("1.2-rc", None),
+        ("1+b", None),
+        ("v", None),
+        ("", None),
+        ("1.2.3.4", None),
+        ("1.2.3-01", None),
+        ("1.0.0-99999999999999999999", None),
+    ] {
+        let got = parse_tolerant(input).ok().map(|v| v.to_string());
+        assert_eq!(got.as_deref(), want, "{input:?}");
+    }
+    assert_eq!(
+        parse_tolerant("1.2-rc").expect_err("short").to_string(),
+        "Short version cannot contain PreRelease/Build meta data"
+    );
+}
+
 #[test]
 fn and_groups_and_or() {
     assert!(m(">=1.0.0 <2.0.0", "1.5.0"));

@@ -21,6 +21,7 @@ mod build;
 pub mod echo;
 mod lazy_tables;
 mod persist;
+mod persist_index_messages;
 mod persist_table_messages;
 mod persist_tables;
 pub mod reply;

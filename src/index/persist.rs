@@ -14,94 +14,8 @@
 //! bytes. A chunk shared by several fields or bundles (a CSV under `csvJson` and
 //! `object`, a package's description in its bundles' CSVs) is stored once.
 
+use super::persist_index_messages::*;
 use super::*;
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct PIndex {
-    #[prost(message, repeated, tag = "1")]
-    packages: Vec<PPackage>,
-    #[prost(bytes = "bytes", repeated, tag = "2")]
-    package_names: Vec<Bytes>,
-    #[prost(message, repeated, tag = "3")]
-    bodies: Vec<PBody>,
-    #[prost(message, repeated, tag = "4")]
-    copies: Vec<PCopy>,
-    #[prost(message, repeated, tag = "5")]
-    replaced_by: Vec<PNamedList>,
-    #[prost(message, repeated, tag = "6")]
-    providers: Vec<PGvkList>,
-    #[prost(message, repeated, tag = "7")]
-    latest_providers: Vec<PGvkList>,
-    #[prost(message, repeated, tag = "8")]
-    default_provider: Vec<PGvkList>,
-    #[prost(message, repeated, tag = "9")]
-    custom: Vec<PCustom>,
-    #[prost(message, repeated, tag = "10")]
-    oversize: Vec<POversize>,
-    #[prost(uint64, repeated, tag = "11")]
-    stats: Vec<u64>,
-    /// The typed tables the index was built from, an encoded `PTables` (see
-    /// `persist_tables`), decoded only when asked for (see `lazy_tables`).
-    #[prost(bytes = "bytes", optional, tag = "13")]
-    tables: Option<Bytes>,
-    /// Bundle cores, manifests and the tables' byte strings, referred to by
-    /// (offset, length). The highest tag, so it is encoded last (see
-    /// [`write_cache`]).
-    #[prost(bytes = "bytes", tag = "14")]
-    data: Bytes,
-}
-
-/// The data section's tag.
-const DATA_TAG: u32 = 14;
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct PPackage {
-    #[prost(string, tag = "1")]
-    name: String,
-    #[prost(bytes = "bytes", tag = "2")]
-    reply: Bytes,
-    #[prost(string, tag = "3")]
-    default_channel: String,
-    #[prost(message, repeated, tag = "4")]
-    channels: Vec<PChannel>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct PChannel {
-    #[prost(string, tag = "1")]
-    name: String,
-    #[prost(message, repeated, tag = "2")]
-    copies: Vec<PNamedCopy>,
-    #[prost(uint32, tag = "3")]
-    head: u32,
-    #[prost(message, repeated, tag = "4")]
-    replacement: Vec<PNamedCopy>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct PNamedCopy {
-    #[prost(string, tag = "1")]
-    name: String,
-    #[prost(uint32, tag = "2")]
-    copy: u32,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct PBody {
-    /// The core's offset in `data`.
-    #[prost(uint64, tag = "1")]
-    core_at: u64,
-    /// The core's length.
-    #[prost(uint64, tag = "2")]
-    core_len: u64,
-    /// The manifest chunks, as (offset, length) pairs in `data`.
-    #[prost(uint64, repeated, tag = "3")]
-    manifests: Vec<u64>,
-    #[prost(bool, tag = "4")]
-    has_image: bool,
-    #[prost(string, tag = "5")]
-    version: String,
-}
 
 /// The `data` section being laid out: distinct chunks in order, found by identity.
 #[derive(Default)]
@@ -125,60 +39,6 @@ impl DataSection {
         self.at.insert(key, at);
         at
     }
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct PCopy {
-    #[prost(uint32, tag = "1")]
-    package: u32,
-    #[prost(uint32, tag = "2")]
-    body: u32,
-    #[prost(bytes = "bytes", tag = "3")]
-    trimmed: Bytes,
-    #[prost(bytes = "bytes", tag = "4")]
-    full: Bytes,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct PNamedList {
-    #[prost(string, tag = "1")]
-    name: String,
-    #[prost(bytes = "bytes", repeated, tag = "2")]
-    items: Vec<Bytes>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct PGvkList {
-    #[prost(string, tag = "1")]
-    group: String,
-    #[prost(string, tag = "2")]
-    version: String,
-    #[prost(string, tag = "3")]
-    kind: String,
-    #[prost(bytes = "bytes", repeated, tag = "4")]
-    items: Vec<Bytes>,
-    #[prost(uint32, tag = "5")]
-    copy: u32,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct PCustom {
-    #[prost(string, tag = "1")]
-    schema: String,
-    #[prost(string, tag = "2")]
-    package: String,
-    #[prost(bytes = "bytes", repeated, tag = "3")]
-    items: Vec<Bytes>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct POversize {
-    #[prost(string, tag = "1")]
-    package: String,
-    #[prost(string, tag = "2")]
-    bundle: String,
-    #[prost(uint64, tag = "3")]
-    bytes: u64,
 }
 
 fn sorted<K: Ord + Clone, V>(map: &HashMap<K, V>) -> Vec<(&K, &V)> {

@@ -3,18 +3,71 @@
 //! "why won't this resolve?".
 //!
 //! In: the [`crate::tables::Tables`] of one catalog and a [`request::Request`].
-//! Out (as the resolver lands): the operators OLM v0.25 would install, or its
-//! `constraints not satisfiable: …` answer. Built in steps, each module with its
-//! tests:
+//! Out: the operators OLM v0.25 would install, or its `constraints not
+//! satisfiable: …` answer, or the error OLM would stop with.
 //!
 //! | module | in → out |
 //! |---|---|
 //! | [`request`] | request JSON → a checked [`request::Request`] with OLM's defaults |
+//! | [`entries`] | tables + request → the entries OLM's cache would hold |
+//! | [`predicate`] | dependency requirements → predicates on entries, in OLM's words |
 //! | [`order`] | one channel's candidates → OLM v0's preference order, or its errors |
+//! | [`variables`] | entries + request → variables and constraints, as OLM builds them |
+//! | [`solve`] | the problem → the installed variables, or the failing constraints |
+//! | [`outcome`] | installed variables → operators; failing constraints → OLM's text |
 //! | [`gofmt`] | strings → Go's `%q`, as OLM's messages quote |
+//!
+//! Not yet: CEL rules in `olm.constraint` (a bundle declaring one makes the
+//! resolution an error saying so), and explanations.
+//!
+//! Where OLM's answer depends on Go's map order, this one is fixed: installed
+//! CSVs first, subscriptions by name, invariants by API then package, a
+//! subscription with no channel considers channels by name, and of several
+//! independent reasons a request cannot be satisfied, the first in that order is
+//! reported.
 //!
 //! Pure computation: no I/O, no network, no async.
 
+pub mod entries;
 pub mod gofmt;
 pub mod order;
+pub mod outcome;
+pub mod predicate;
 pub mod request;
+pub mod solve;
+pub mod variables;
+
+use crate::tables::Tables;
+pub use outcome::{Operator, Outcome};
+pub use solve::Limits;
+
+/// Why there is no answer at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ResolveError {
+    /// OLM would stop before solving (a channel without order, a dependency
+    /// property that does not convert); the text is OLM's.
+    #[error("{0}")]
+    Resolution(String),
+    /// Over a limit, or past the deadline.
+    #[error(transparent)]
+    Solve(#[from] solve::SolveError),
+}
+
+/// Resolves `request` against the catalog of `tables` (see the module docs).
+pub fn resolve(
+    tables: &Tables,
+    request: &request::Request,
+    limits: &Limits,
+) -> Result<Outcome, ResolveError> {
+    let entries = entries::entries(tables, request);
+    let problem = variables::build(&entries, request).map_err(|e| ResolveError::Resolution(e.0))?;
+    Ok(match solve::solve(&problem, limits)? {
+        solve::Solution::Installed(vars) => {
+            Outcome::Resolved(outcome::operators(&problem, &entries, request, &vars))
+        }
+        solve::Solution::Unsatisfiable(messages) => outcome::unsatisfiable(messages),
+    })
+}
+
+#[cfg(test)]
+mod tests;

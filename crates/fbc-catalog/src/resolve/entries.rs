@@ -1,0 +1,222 @@
+//! What the resolver chooses among: one entry per (channel, bundle) of the
+//! catalog, and one per installed CSV, as OLM v0's cache holds them.
+//!
+//! In: the tables and a [`Request`]. Out: [`Entries`]: catalog entries in
+//! (package, channel, entry) order, then the installed CSVs in request order
+//! (OLM's virtual catalog `@existing`), each with what the predicates test (its
+//! `olm.gvk`, `olm.package` and `olm.label` properties, tolerant version,
+//! skipRange) and its dependency requirements. A catalog bundle's
+//! `olm.gvk.required` and `olm.package.required` requirements appear twice, as
+//! OLM's cache appends them again from the bundle's legacy dependency list.
+
+use super::request::{InstalledCsv, Request};
+use crate::model::{Gvk, property};
+use crate::tables::Tables;
+use crate::tables::requirements::{self, Requirement, RequirementError, RequirementResult};
+use crate::version_range::blang;
+use serde_json::Value;
+
+/// The namespace fbc-registry resolves in, as the reference harness does.
+pub const NAMESPACE: &str = "operators";
+
+/// Where an entry comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The served catalog.
+    Catalog,
+    /// An installed CSV (OLM's virtual `@existing` catalog); `true` when a
+    /// subscription's `installedCSV` names it.
+    Installed {
+        /// Referenced by a subscription.
+        subscribed: bool,
+    },
+}
+
+/// One entry (see the module docs).
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// OLM's identifier: `catalog/namespace/channel/name`.
+    pub id: String,
+    /// The bundle or CSV name.
+    pub name: String,
+    /// The package (for a CSV, from its `olm.package` property).
+    pub package: String,
+    /// The channel; empty for an installed CSV.
+    pub channel: String,
+    /// Whether the channel is the package's default.
+    pub default_channel: bool,
+    /// What it replaces (never set for an installed CSV, as in OLM).
+    pub replaces: String,
+    /// What it skips.
+    pub skips: Vec<String>,
+    /// Its skipRange, if it parses.
+    pub skip_range: Option<blang::Range>,
+    /// Its version, read tolerantly; `None` if it does not parse.
+    pub version: Option<semver::Version>,
+    /// Where it comes from.
+    pub source: Source,
+    /// Its `olm.gvk` properties.
+    pub gvks: Vec<Gvk>,
+    /// Its `olm.package` properties: (packageName, version text).
+    pub package_props: Vec<(String, String)>,
+    /// Its `olm.label` properties.
+    pub labels: Vec<String>,
+    /// Whether it has an `olm.deprecated` property.
+    pub deprecated: bool,
+    /// Its dependency requirements, in OLM's order (see the module docs).
+    pub requirements: Vec<RequirementResult>,
+}
+
+/// Every entry (see the module docs).
+#[derive(Clone, Debug)]
+pub struct Entries {
+    /// Catalog entries, then installed CSVs.
+    pub all: Vec<Entry>,
+    /// How many of `all` are catalog entries.
+    pub catalog_len: usize,
+}
+
+/// The entries of `tables` and `request` (see the module docs).
+pub fn entries(tables: &Tables, request: &Request) -> Entries {
+    let catalog = format!("{}/{}", request.catalog.name, request.catalog.namespace);
+    let mut all = Vec::new();
+    for p in tables.packages() {
+        for c in &p.channels {
+            for e in &c.entries {
+                let Some(b) = p.bundle(&e.name) else {
+                    continue;
+                };
+                let mut reqs = requirements::requirements(&b.properties);
+                let legacy: Vec<RequirementResult> = reqs
+                    .iter()
+                    .filter(|r| matches!(r, Ok(Requirement::Gvk(_) | Requirement::Package(_))))
+                    .cloned()
+                    .collect();
+                reqs.extend(legacy);
+                let props = b
+                    .properties
+                    .iter()
+                    .map(|p| (p.typ.as_str(), p.value_json.as_str()));
+                let mut entry = Entry {
+                    id: format!("{catalog}/{}/{}", c.name, e.name),
+                    name: e.name.clone(),
+                    package: p.name.clone(),
+                    channel: c.name.clone(),
+                    default_channel: c.name == p.default_channel,
+                    replaces: e.replaces.clone(),
+                    skips: e.skips.clone(),
+                    skip_range: Some(e.skip_range.as_str())
+                        .filter(|r| !r.is_empty())
+                        .and_then(|r| blang::parse(r).ok()),
+                    version: blang::parse_tolerant(&b.version_text).ok(),
+                    source: Source::Catalog,
+                    gvks: Vec::new(),
+                    package_props: Vec::new(),
+                    labels: Vec::new(),
+                    deprecated: false,
+                    requirements: reqs,
+                };
+                read_properties(&mut entry, props);
+                all.push(entry);
+            }
+        }
+    }
+    let catalog_len = all.len();
+    all.extend(request.installed.iter().map(|csv| installed(csv, request)));
+    Entries { all, catalog_len }
+}
+
+fn installed(csv: &InstalledCsv, request: &Request) -> Entry {
+    let subscribed = request
+        .subscriptions
+        .iter()
+        .any(|s| s.installed_csv == csv.name);
+    let props = csv
+        .properties
+        .iter()
+        .map(|p| (p.typ.as_str(), p.value.as_str()));
+    let mut entry = Entry {
+        id: format!("@existing/{NAMESPACE}//{}", csv.name),
+        name: csv.name.clone(),
+        package: String::new(),
+        channel: String::new(),
+        default_channel: false,
+        replaces: String::new(),
+        skips: Vec::new(),
+        skip_range: None,
+        version: Some(csv.version.clone()),
+        source: Source::Installed { subscribed },
+        gvks: Vec::new(),
+        package_props: Vec::new(),
+        labels: Vec::new(),
+        deprecated: false,
+        requirements: installed_requirements(csv),
+    };
+    read_properties(&mut entry, props);
+    entry.package = entry
+        .package_props
+        .first()
+        .map_or_else(|| csv.package.clone(), |(name, _)| name.clone());
+    entry
+}
+
+/// An installed CSV's dependency properties, read as the catalog's are; one
+/// that does not decode is an error in its place.
+fn installed_requirements(csv: &InstalledCsv) -> Vec<RequirementResult> {
+    let mut arena = crate::arena::Arena::new();
+    let mut out = Vec::new();
+    for (index, p) in csv.properties.iter().enumerate() {
+        let value: Value = serde_json::from_str(&p.value).unwrap_or(Value::Null);
+        let item = serde_json::json!({"type": p.typ, "value": value});
+        match property::parse(index, item, &mut arena) {
+            Ok(parsed) => out.extend(
+                requirements::requirements(std::slice::from_ref(&parsed))
+                    .into_iter()
+                    .map(|r| r.map_err(|e| RequirementError { index, ..e })),
+            ),
+            Err(message) if is_dependency(&p.typ) => out.push(Err(RequirementError {
+                index,
+                typ: p.typ.clone(),
+                message,
+            })),
+            Err(_) => {}
+        }
+    }
+    out
+}
+
+fn is_dependency(typ: &str) -> bool {
+    matches!(
+        typ,
+        "olm.gvk.required" | "olm.package.required" | "olm.label.required" | "olm.constraint"
+    )
+}
+
+/// Fills the fields the predicates test from `(type, value JSON)` pairs;
+/// values that do not decode are skipped, as OLM's predicates skip them.
+fn read_properties<'a>(entry: &mut Entry, props: impl Iterator<Item = (&'a str, &'a str)>) {
+    for (typ, value) in props {
+        let field = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+        match typ {
+            "olm.deprecated" => entry.deprecated = true,
+            "olm.gvk" | "olm.package" | "olm.label" => {
+                let Ok(v) = serde_json::from_str::<Value>(value) else {
+                    continue;
+                };
+                let text = |k| field(&v, k).unwrap_or_default();
+                match typ {
+                    "olm.gvk" => entry.gvks.push(Gvk {
+                        group: text("group"),
+                        version: text("version"),
+                        kind: text("kind"),
+                    }),
+                    "olm.package" => entry
+                        .package_props
+                        .push((text("packageName"), text("version"))),
+                    _ => entry.labels.push(text("label")),
+                }
+            }
+            _ => {}
+        }
+    }
+}

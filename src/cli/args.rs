@@ -45,6 +45,8 @@ pub enum Command {
     Graph(crate::cli::graph::args::GraphArgs),
     /// Upgrade-graph problems opm validate accepts: stranded entries, OLM v0/v1 divergence, typos.
     Lint(crate::cli::graph::args::LintArgs),
+    /// OLM v0 dependency resolution: what OLM would install for these subscriptions.
+    Resolve(crate::cli::resolve::ResolveArgs),
 }
 
 /// Output format of `validate`.

@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod graph;
+pub mod resolve;
 
 pub use args::{
     Cli, Command, LimitArgs, Output, ServeArgs, ValidateArgs, parse_duration, parse_size,
@@ -30,6 +31,7 @@ pub fn main() -> ExitCode {
         Command::UpgradePath(args) => graph::upgrade_path(&args),
         Command::Graph(args) => graph::graph(&args),
         Command::Lint(args) => graph::lint(&args),
+        Command::Resolve(args) => resolve::run(&args),
     }
 }
 

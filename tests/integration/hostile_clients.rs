@@ -190,13 +190,26 @@ async fn unread_streams_attack() {
     let busy = |s: &&tonic::Status| {
         s.code() == Code::ResourceExhausted && s.message().starts_with("server busy: ")
     };
+    // h2 also ends a connection that makes it reset over a thousand streams
+    // (GOAWAY ENHANCE_YOUR_CALM), which a loaded machine's timing can reach:
+    // a right answer to this client, after which its calls fail as the
+    // connection goes
+    let went_away = refused
+        .iter()
+        .any(|s| format!("{s:?}").contains("ENHANCE_YOUR_CALM"));
+    let connection_gone = |s: &&tonic::Status| {
+        went_away
+            && ["transport", "h2 protocol", "connection closed", "canceled"]
+                .iter()
+                .any(|t| format!("{s:?}").contains(t))
+    };
     let odd: Vec<_> = refused
         .iter()
-        .filter(|s| !busy(s) && !format!("{s:?}").contains("REFUSED_STREAM"))
+        .filter(|s| !busy(s) && !connection_gone(s) && !format!("{s:?}").contains("REFUSED_STREAM"))
         .take(3)
         .collect();
     assert!(odd.is_empty(), "{odd:?}");
-    assert!(refused.iter().filter(busy).count() > refused.len() / 2);
+    assert!(went_away || refused.iter().filter(busy).count() > refused.len() / 2);
     assert!(grown <= bound, "rss grew {grown} bytes, bound {bound}");
     health_within_a_second(server.addr).await;
     assert!(
@@ -216,8 +229,10 @@ async fn unread_streams_attack() {
         },
     )
     .await;
+    // unless h2 already ended the connection, the stalled streams held the
+    // old snapshot until the stall timeout closed them
     assert!(
-        started.elapsed() >= limits.stall_timeout,
+        went_away || started.elapsed() >= limits.stall_timeout,
         "not before the stall timeout"
     );
     drop(open);

@@ -18,4 +18,5 @@ mod harness;
 mod hostile_catalogs;
 mod hostile_clients;
 mod reload;
+mod resolve_cli;
 mod server;

@@ -743,6 +743,13 @@ expect("results", [(r.get("version"), r.get("match", False)) for r in m.get("res
        [("0.1.5", True), ("0.2.0", False)])
 PY
 
+expect_ok "fbc.v1.Graph/Resolve a subscription and its dependency" "$GRAPH/Resolve" \
+    -d '{"catalog": {"name": "example"}, "subscriptions": [{"package": "example-operator", "channel": "stable"}]}' <<'PY'
+m = one()
+expect("operators", [(o.get("name"), o.get("subscription")) for o in m.get("operators", [])],
+       [("example-dependency.v1.1.0", None), ("example-operator.v1.0.0", "example-operator")])
+PY
+
 expect_err "fbc.v1.Graph/GetSuccessors for a misspelt package" NotFound \
     'package "example-operatr" not found (did you mean example-operator?)' \
     "$GRAPH/GetSuccessors" -d '{"package": "example-operatr", "installed": {"name": "x"}}'

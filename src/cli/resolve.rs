@@ -1,20 +1,24 @@
-//! `fbc-registry resolve DIR --request FILE`: what OLM v0 would install.
+//! `fbc-registry resolve DIR|--addr HOST:PORT --request FILE`: what OLM v0
+//! would install.
 //!
-//! In: a catalog directory and a request file (see
-//! `fbc_catalog::resolve::request`). Out, on stdout: `{"operators":[…]}` and
-//! exit 0; `{"error":"constraints not satisfiable: …","unsat_constraints":[…]}`
-//! and exit 2; `{"error":…}` and exit 1 when OLM would stop before solving, the
-//! request is malformed, or the catalog does not load. Text output says the
-//! same for people.
+//! In: a catalog directory (or a server) and a request file (see
+//! `fbc_catalog::resolve::request`; `-` for stdin). Out, on stdout:
+//! `{"operators":[…]}` and exit 0; `{"error":"constraints not satisfiable:
+//! …","unsat_constraints":[…]}` and exit 2; `{"error":…}` and exit 1 when OLM
+//! would stop before solving, the request is malformed, the catalog does not
+//! load or the server cannot be asked. Text output says the same for people.
+//! Offline and `--addr` answers come from the same function, so they agree.
 
-use super::args::{LimitArgs, parse_duration};
+use super::args::parse_duration;
 use super::graph::args::{Output, SourceArgs};
 use super::graph::source::{AskError, Source};
-use fbc_catalog::resolve::{self, Limits, Outcome, request};
+use crate::fbc_v1 as pb;
+use crate::service::graph::resolve::request_from_json;
+use serde::Serialize;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Largest request file read.
 const MAX_REQUEST_BYTES: u64 = 16 << 20;
@@ -22,20 +26,37 @@ const MAX_REQUEST_BYTES: u64 = 16 << 20;
 /// `resolve` arguments.
 #[derive(Debug, clap::Args)]
 pub struct ResolveArgs {
-    /// The catalog root directory.
-    pub dir: PathBuf,
+    /// The catalog.
+    #[command(flatten)]
+    pub source: SourceArgs,
     /// The request: a JSON file, or `-` for stdin.
     #[arg(long, value_name = "FILE")]
     pub request: PathBuf,
-    /// Give up after this long (e.g. 10s, 1m).
+    /// Give up after this long (e.g. 10s, 1m; a server caps it at 30s).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
     pub timeout: Duration,
-    /// Parsing limits.
-    #[command(flatten)]
-    pub limits: LimitArgs,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Output::Text)]
     pub output: Output,
+}
+
+/// One operator, its fields in the documented order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct OperatorJson<'a> {
+    name: &'a str,
+    package: &'a str,
+    channel: &'a str,
+    replaces: &'a str,
+    catalog: &'a str,
+    catalog_namespace: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subscription: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Operators<'a> {
+    operators: Vec<OperatorJson<'a>>,
 }
 
 /// Runs `resolve` (see the module docs).
@@ -44,76 +65,72 @@ pub fn run(a: &ResolveArgs) -> ExitCode {
         Ok(r) => r,
         Err(message) => return error(a.output, &message),
     };
-    let source = SourceArgs {
-        dir: Some(a.dir.clone()),
-        addr: None,
-        limits: a.limits.clone(),
-    };
-    let tables = match Source::open(&source) {
-        Ok(Source::Offline(tables)) => tables,
-        Ok(Source::Remote(_)) => return error(a.output, "resolve reads a directory"),
-        Err(AskError::Invalid(errors)) => {
-            let first = errors.first().map(ToString::to_string).unwrap_or_default();
-            return error(
-                a.output,
-                &format!(
-                    "the catalog does not validate ({} problems): {first}",
-                    errors.len()
-                ),
+    let reply = match Source::open(&a.source).and_then(|mut s| s.resolve(request, a.timeout)) {
+        Ok(reply) => reply,
+        Err(AskError::Invalid(problems)) => {
+            problems.iter().for_each(|d| eprintln!("{d}"));
+            let first = problems
+                .first()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            let message = format!(
+                "the catalog does not validate ({} problems): {first}",
+                problems.len()
             );
+            return error(a.output, &message);
         }
         Err(e) => return error(a.output, &e.to_string()),
     };
-    let limits = Limits {
-        deadline: Some(Instant::now() + a.timeout),
-        ..Limits::default()
+    if !reply.error.is_empty() {
+        let json =
+            serde_json::json!({"error": reply.error, "unsat_constraints": reply.unsat_constraints});
+        let mut text = vec!["constraints not satisfiable:".to_owned()];
+        text.extend(reply.unsat_constraints.iter().map(|c| format!("  {c}")));
+        print(a.output, json.to_string(), &text);
+        return ExitCode::from(2);
+    }
+    let text: Vec<String> = reply.operators.iter().map(describe).collect();
+    let json = Operators {
+        operators: reply.operators.iter().map(operator_json).collect(),
     };
-    match resolve::resolve(&tables, &request, &limits) {
-        Ok(Outcome::Resolved(operators)) => {
-            let text = operators
-                .iter()
-                .map(|o| {
-                    let replaces = if o.replaces.is_empty() {
-                        String::new()
-                    } else {
-                        format!(", replacing {}", o.replaces)
-                    };
-                    let sub = o
-                        .subscription
-                        .as_deref()
-                        .map(|s| format!(" (subscription {s})"))
-                        .unwrap_or_default();
-                    format!(
-                        "install {} from {}/{}{replaces}{sub}",
-                        o.name, o.package, o.channel
-                    )
-                })
-                .collect::<Vec<_>>();
-            // A struct, not `json!`, so the fields keep their documented order.
-            #[derive(serde::Serialize)]
-            struct Reply<'a> {
-                operators: &'a [resolve::Operator],
-            }
-            let json = serde_json::to_string(&Reply {
-                operators: &operators,
-            })
-            .unwrap_or_default();
-            print(a.output, json, &text);
-            ExitCode::SUCCESS
-        }
-        Ok(Outcome::Unsatisfiable { error, constraints }) => {
-            let json =
-                serde_json::json!({"error": error, "unsat_constraints": constraints}).to_string();
-            let mut text = vec!["constraints not satisfiable:".to_owned()];
-            text.extend(constraints.iter().map(|c| format!("  {c}")));
-            print(a.output, json, &text);
-            ExitCode::from(2)
-        }
-        Err(e) => error(a.output, &e.to_string()),
+    print(
+        a.output,
+        serde_json::to_string(&json).unwrap_or_default(),
+        &text,
+    );
+    ExitCode::SUCCESS
+}
+
+fn operator_json(o: &pb::Operator) -> OperatorJson<'_> {
+    OperatorJson {
+        name: &o.name,
+        package: &o.package,
+        channel: &o.channel,
+        replaces: &o.replaces,
+        catalog: &o.catalog,
+        catalog_namespace: &o.catalog_namespace,
+        subscription: o.subscription.as_deref(),
     }
 }
 
-fn read_request(path: &PathBuf) -> Result<request::Request, String> {
+fn describe(o: &pb::Operator) -> String {
+    let replaces = if o.replaces.is_empty() {
+        String::new()
+    } else {
+        format!(", replacing {}", o.replaces)
+    };
+    let sub = o
+        .subscription
+        .as_deref()
+        .map(|s| format!(" (subscription {s})"))
+        .unwrap_or_default();
+    format!(
+        "install {} from {}/{}{replaces}{sub}",
+        o.name, o.package, o.channel
+    )
+}
+
+fn read_request(path: &PathBuf) -> Result<pb::ResolveRequest, String> {
     let mut text = String::new();
     let read = if path.as_os_str() == "-" {
         std::io::stdin()
@@ -130,7 +147,7 @@ fn read_request(path: &PathBuf) -> Result<request::Request, String> {
             path.display()
         ));
     }
-    request::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    request_from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn print(output: Output, json: String, text: &[String]) {
@@ -145,7 +162,7 @@ fn print(output: Output, json: String, text: &[String]) {
         .and_then(|()| stdout.flush());
 }
 
-/// `{"error": message}` (or the message), exit 1.
+/// `{"error": message}` (or the message on stderr), exit 1.
 fn error(output: Output, message: &str) -> ExitCode {
     match output {
         Output::Json => print(

@@ -95,3 +95,117 @@ fn a_malformed_request_exits_1_naming_the_field() {
         r#"{"error":"-: request field subscriptions[0].package: required"}"#
     );
 }
+
+/// `resolve` with `args` (the catalog or `--addr`), `request` on stdin.
+fn resolve_with(args: &[String], request: &str) -> (Option<i32>, String) {
+    let mut child = Command::new(BIN)
+        .arg("resolve")
+        .args(args)
+        .args(["--request", "-", "-o", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fbc-registry");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(request.as_bytes())
+        .expect("write request");
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).trim().to_owned(),
+    )
+}
+
+#[tokio::test]
+async fn the_server_answers_as_the_offline_cli_does() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let dir = format!("{root}/catalogs/example");
+    let server = crate::harness::TestServer::start(std::path::Path::new(&dir)).await;
+    let addr = server.addr.to_string();
+    let requests = [
+        r#"{"catalog": {"name": "example"}, "subscriptions": [{"package": "example-operator", "channel": "stable"}]}"#,
+        r#"{"catalog": {"name": "example"}, "subscriptions": [{"package": "example-operator", "channel": "gamma"}]}"#,
+        r#"{"catalog": {"name": "example"},
+            "subscriptions": [{"package": "example-operator", "channel": "alpha", "installedCSV": "example-operator.v0.1.0"}],
+            "installed": [{"name": "example-operator.v0.1.0", "package": "example-operator", "version": "v0.1",
+                           "properties": [{"type": "olm.gvk", "value": {"group": "example.com", "version": "v1", "kind": "Widget"}}]}]}"#,
+    ];
+    for request in requests {
+        let (offline, remote) = (vec![dir.clone()], vec!["--addr".to_owned(), addr.clone()]);
+        let (a, b) = tokio::task::spawn_blocking(move || {
+            (
+                resolve_with(&offline, request),
+                resolve_with(&remote, request),
+            )
+        })
+        .await
+        .expect("cli");
+        assert!(matches!(a.0, Some(0 | 2)), "{request}: {a:?}");
+        assert_eq!(a, b, "{request}");
+    }
+}
+
+#[tokio::test]
+async fn the_rpc_names_its_snapshot_and_uses_real_status_codes() {
+    use fbc_registry::fbc_v1 as pb;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let server =
+        crate::harness::TestServer::start(&std::path::Path::new(root).join("catalogs/example"))
+            .await;
+    let mut client = pb::graph_client::GraphClient::new(server.channel().await);
+    let subscription = |channel: &str| pb::Subscription {
+        package: "example-operator".into(),
+        channel: channel.into(),
+        ..Default::default()
+    };
+    let ask = |subscriptions: Vec<pb::Subscription>| pb::ResolveRequest {
+        catalog: Some(pb::CatalogRef {
+            name: "example".into(),
+            namespace: String::new(),
+        }),
+        subscriptions,
+        ..Default::default()
+    };
+    let reply = client
+        .resolve(ask(vec![subscription("stable")]))
+        .await
+        .expect("resolve")
+        .into_inner();
+    assert!(reply.snapshot.is_some_and(|s| !s.digest.is_empty()));
+    assert_eq!(reply.operators.len(), 2);
+    assert!(reply.error.is_empty());
+
+    let reply = client
+        .resolve(ask(vec![subscription("gamma")]))
+        .await
+        .expect("an answer")
+        .into_inner();
+    assert!(
+        reply.error.starts_with("constraints not satisfiable: "),
+        "{}",
+        reply.error
+    );
+
+    let no_package = pb::Subscription {
+        package: String::new(),
+        ..subscription("stable")
+    };
+    let status = client
+        .resolve(ask(vec![no_package]))
+        .await
+        .expect_err("invalid");
+    assert_eq!(status.code(), tonic::Code::InvalidArgument, "{status:?}");
+    assert_eq!(
+        status.message(),
+        "request field subscriptions[0].package: required"
+    );
+
+    let mut stale = ask(vec![subscription("stable")]);
+    stale.snapshot_digest = "0123".into();
+    let status = client.resolve(stale).await.expect_err("stale");
+    assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
+}

@@ -119,6 +119,27 @@ impl Source {
         }
     }
 
+    /// `Resolve`, giving up after `timeout`.
+    pub fn resolve(
+        &mut self,
+        r: pb::ResolveRequest,
+        timeout: std::time::Duration,
+    ) -> Result<pb::ResolveResponse, AskError> {
+        match self {
+            Source::Offline(t) => Ok(crate::service::graph::resolve::resolve(
+                t,
+                &r,
+                std::time::Instant::now() + timeout,
+            )?),
+            Source::Remote(remote) => {
+                let Remote { runtime, client } = &mut **remote;
+                let mut request = tonic::Request::new(r);
+                request.set_timeout(timeout);
+                Ok(runtime.block_on(client.resolve(request))?.into_inner())
+            }
+        }
+    }
+
     /// `Lint`.
     pub fn lint(&mut self, r: pb::LintRequest) -> Result<pb::LintResponse, AskError> {
         match self {

@@ -5,16 +5,19 @@
 //! the snapshot once and answers from it alone; the answering is
 //! [`answer`]'s, shared with the offline CLI. Work that can take more than
 //! microseconds (decoding the tables on first use after a warm start, long
-//! walks, lint) runs on the blocking pool, never on the I/O threads.
+//! walks, lint) runs on the blocking pool, never on the I/O threads; at most
+//! one resolution per core runs at a time, the rest wait within their deadline.
 
 pub mod answer;
 pub mod convert;
+pub mod resolve;
 
 use crate::fbc_v1 as pb;
 use crate::snapshot::{Catalog, Snapshot};
 use fbc_catalog::tables::Tables;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
@@ -65,13 +68,38 @@ type ExportStream = Pin<Box<dyn Stream<Item = Result<pb::ExportGraphResponse, St
 #[derive(Clone, Debug)]
 pub struct Graph {
     catalog: Catalog,
+    /// One permit per core for resolutions (SAT solving is CPU-bound).
+    solving: Arc<tokio::sync::Semaphore>,
 }
 
 impl Graph {
     /// The service over `catalog`.
     pub fn new(catalog: Catalog) -> Self {
-        Graph { catalog }
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        Graph {
+            catalog,
+            solving: Arc::new(tokio::sync::Semaphore::new(cores)),
+        }
     }
+}
+
+/// Longest a resolution may run, whatever the call's deadline.
+const MAX_RESOLVE_TIME: Duration = Duration::from_secs(30);
+
+/// The call's `grpc-timeout` (`100m`, `30S`, …), if it sent one.
+fn call_timeout<T>(request: &Request<T>) -> Option<Duration> {
+    let text = request.metadata().get("grpc-timeout")?.to_str().ok()?;
+    let (digits, unit) = text.split_at(text.len().checked_sub(1)?);
+    let n: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(n.saturating_mul(3600)),
+        "M" => Duration::from_secs(n.saturating_mul(60)),
+        "S" => Duration::from_secs(n),
+        "m" => Duration::from_millis(n),
+        "u" => Duration::from_micros(n),
+        "n" => Duration::from_nanos(n),
+        _ => return None,
+    })
 }
 
 /// Streams one snapshot's package graphs, each built when the client is ready for it.
@@ -164,6 +192,28 @@ impl pb::graph_server::Graph for Graph {
         let snap = snapshot(&self.catalog, &r.snapshot_digest)?;
         let info = snapshot_info(&snap);
         let mut reply = on_tables(snap, move |t| answer::lint(t, &r)).await?;
+        reply.snapshot = Some(info);
+        Ok(Response::new(reply))
+    }
+
+    async fn resolve(
+        &self,
+        request: Request<pb::ResolveRequest>,
+    ) -> Result<Response<pb::ResolveResponse>, Status> {
+        let budget = call_timeout(&request).map_or(MAX_RESOLVE_TIME, |t| t.min(MAX_RESOLVE_TIME));
+        let deadline = Instant::now() + budget;
+        let r = request.into_inner();
+        let snap = snapshot(&self.catalog, &r.snapshot_digest)?;
+        let info = snapshot_info(&snap);
+        let permit = tokio::time::timeout(budget, self.solving.clone().acquire_owned())
+            .await
+            .map_err(|_| Status::deadline_exceeded("every solver was busy until the deadline"))?
+            .map_err(|_| Status::unavailable("the server is stopping"))?;
+        let mut reply = on_tables(snap, move |t| {
+            let _permit = permit;
+            resolve::resolve(t, &r, deadline)
+        })
+        .await?;
         reply.snapshot = Some(info);
         Ok(Response::new(reply))
     }

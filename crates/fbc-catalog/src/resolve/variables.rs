@@ -99,6 +99,7 @@ pub fn build(entries: &Entries, request: &Request) -> Result<Problem, BuildError
         by_id: HashMap::new(),
         of_entry: HashMap::new(),
         processed: HashSet::new(),
+        memo: HashMap::new(),
     };
     let installed: Vec<usize> = (entries.catalog_len..entries.all.len()).collect();
     b.bundle_closure(installed).map_err(aggregate)?;
@@ -138,6 +139,7 @@ struct Builder<'a> {
     by_id: HashMap<String, usize>,
     of_entry: HashMap<usize, usize>,
     processed: HashSet<usize>,
+    memo: HashMap<String, Result<Vec<usize>, String>>,
 }
 
 impl Builder<'_> {
@@ -206,7 +208,7 @@ impl Builder<'_> {
                 }
             };
             for d in preds {
-                let sorted = match self.sort_bundles(&self.preferred(&d)) {
+                let sorted = match self.candidates_of(&d) {
                     Ok(s) => s,
                     Err(err) => {
                         errs.push(err);
@@ -214,8 +216,7 @@ impl Builder<'_> {
                     }
                 };
                 let mut ids = Vec::new();
-                let entries = self.entries;
-                for c in sorted.into_iter().filter(|&c| d.test(&entries.all[c])) {
+                for c in sorted {
                     ids.push(self.bundle_var(c));
                     stack.push(c);
                 }
@@ -228,6 +229,27 @@ impl Builder<'_> {
             }
         }
         if errs.is_empty() { Ok(()) } else { Err(errs) }
+    }
+
+    /// The entries satisfying `d`, in OLM's preference order. Many bundles
+    /// share a requirement (every version of a package needing one API), and
+    /// with one catalog the order does not depend on who asks, so each
+    /// predicate's answer is computed once.
+    fn candidates_of(&mut self, d: &Pred) -> Result<Vec<usize>, String> {
+        // The structure, not OLM's text: `all{a, not{b}}` prints as `a and b`.
+        let key = format!("{d:?}");
+        if let Some(known) = self.memo.get(&key) {
+            return known.clone();
+        }
+        let entries = self.entries;
+        let answer = self.sort_bundles(&self.preferred(d)).map(|sorted| {
+            sorted
+                .into_iter()
+                .filter(|&c| d.test(&entries.all[c]))
+                .collect()
+        });
+        self.memo.insert(key, answer.clone());
+        answer
     }
 
     /// Entry `e`'s dependency predicates, or OLM's error for the first that fails.

@@ -191,12 +191,21 @@ async fn unread_streams_attack() {
         s.code() == Code::ResourceExhausted && s.message().starts_with("server busy: ")
     };
     // h2 also ends a connection that makes it reset over a thousand streams
-    // (GOAWAY ENHANCE_YOUR_CALM), which a loaded machine's timing can reach:
-    // a right answer to this client, after which its calls fail as the
-    // connection goes
-    let went_away = refused
+    // (GOAWAY ENHANCE_YOUR_CALM: the limit of 1024 local error resets in
+    // docs/security.md), which a loaded machine's timing can reach: a right
+    // answer to this client, after which its calls fail as the connection goes;
+    // the client may see the GOAWAY or only the closed socket
+    let went_away = refused.iter().any(|s| {
+        let text = format!("{s:?}");
+        [
+            "ENHANCE_YOUR_CALM",
+            "broken pipe",
+            "connection closed",
+            "DispatchGone",
+        ]
         .iter()
-        .any(|s| format!("{s:?}").contains("ENHANCE_YOUR_CALM"));
+        .any(|t| text.contains(t))
+    });
     let connection_gone = |s: &&tonic::Status| {
         went_away
             && ["transport", "h2 protocol", "connection closed", "canceled"]

@@ -11,6 +11,7 @@
 
 use super::args::parse_duration;
 use super::graph::args::{Output, SourceArgs};
+use super::graph::emit;
 use super::graph::source::{AskError, Source};
 use crate::fbc_v1 as pb;
 use crate::service::graph::resolve::request_from_json;
@@ -151,15 +152,10 @@ fn read_request(path: &PathBuf) -> Result<pb::ResolveRequest, String> {
 }
 
 fn print(output: Output, json: String, text: &[String]) {
-    use std::io::Write;
-    let out = match output {
+    emit(&match output {
         Output::Json => format!("{json}\n"),
         Output::Text => text.iter().map(|l| format!("{l}\n")).collect(),
-    };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush());
+    });
 }
 
 /// `{"error": message}` (or the message on stderr), exit 1.

@@ -9,31 +9,9 @@ const BIN: &str = env!("CARGO_BIN_EXE_fbc-registry");
 
 /// `resolve catalogs/example --request - -o json` with `request` on stdin.
 fn resolve(request: &str) -> (Option<i32>, String) {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let mut child = Command::new(BIN)
-        .args([
-            "resolve",
-            &format!("{root}/catalogs/example"),
-            "--request",
-            "-",
-            "-o",
-            "json",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run fbc-registry");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(request.as_bytes())
-        .expect("write request");
-    let out = child.wait_with_output().expect("wait");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).trim().to_owned(),
+    resolve_with(
+        &[format!("{}/catalogs/example", env!("CARGO_MANIFEST_DIR"))],
+        request,
     )
 }
 

@@ -23,7 +23,7 @@ const NEGATIVE: u8 = 2;
 
 /// Writes `text` to stdout; a reader that went away (`| head`) ends the output
 /// quietly instead of a panic.
-fn emit(text: &str) {
+pub(crate) fn emit(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());

@@ -160,11 +160,7 @@ impl ChannelEdges {
         self.ranges[at]
             .2
             .iter()
-            .map(|span| {
-                let from = self.by_version.partition_point(|(p, _)| *p < span.start);
-                let to = self.by_version.partition_point(|(p, _)| *p < span.end);
-                to.saturating_sub(from)
-            })
+            .map(|span| self.entries_in(span).len())
             .sum()
     }
 
@@ -176,14 +172,20 @@ impl ChannelEdges {
         };
         let mut out: Vec<u32> = Vec::new();
         for span in &self.ranges[at].2 {
-            let from = self.by_version.partition_point(|(p, _)| *p < span.start);
-            let to = self.by_version.partition_point(|(p, _)| *p < span.end);
-            out.extend(self.by_version[from..to].iter().map(|(_, e)| *e));
+            out.extend(self.entries_in(span).iter().map(|(_, e)| *e));
         }
         out.retain(|&e| e != i);
         out.sort_unstable();
         out.dedup();
         out
+    }
+
+    /// The entries (by version) whose version lies in `span`, found by two
+    /// binary searches.
+    fn entries_in(&self, span: &Span) -> &[(Point, u32)] {
+        let from = self.by_version.partition_point(|(p, _)| *p < span.start);
+        let to = self.by_version.partition_point(|(p, _)| *p < span.end);
+        &self.by_version[from..to.max(from)]
     }
 
     /// The skipRanges that do not parse, in entry order.

@@ -10,9 +10,11 @@
 //! OLM's cache appends them again from the bundle's legacy dependency list.
 
 use super::request::{InstalledCsv, Request};
-use crate::model::{Gvk, property};
+use crate::model::{Gvk, Property, property};
 use crate::tables::Tables;
-use crate::tables::requirements::{self, Requirement, RequirementError, RequirementResult};
+use crate::tables::requirements::{
+    self, Constraint, Predicate, Requirement, RequirementError, RequirementResult,
+};
 use crate::version_range::blang;
 use serde_json::Value;
 
@@ -65,6 +67,9 @@ pub struct Entry {
     pub deprecated: bool,
     /// Its dependency requirements, in OLM's order (see the module docs).
     pub requirements: Vec<RequirementResult>,
+    /// What a CEL rule sees as `properties`: `(type, value JSON)` pairs,
+    /// filled only when some bundle declares a CEL constraint.
+    pub cel_properties: Vec<(String, String)>,
 }
 
 /// Every entry (see the module docs).
@@ -80,6 +85,7 @@ pub struct Entries {
 pub fn entries(tables: &Tables, request: &Request) -> Entries {
     let catalog = format!("{}/{}", request.catalog.name, request.catalog.namespace);
     let mut all = Vec::new();
+    let mut bundle_properties: Vec<&[Property]> = Vec::new();
     for p in tables.packages() {
         for c in &p.channels {
             for e in &c.entries {
@@ -115,15 +121,57 @@ pub fn entries(tables: &Tables, request: &Request) -> Entries {
                     labels: Vec::new(),
                     deprecated: false,
                     requirements: reqs,
+                    cel_properties: Vec::new(),
                 };
                 read_properties(&mut entry, props);
                 all.push(entry);
+                bundle_properties.push(&b.properties[..]);
             }
         }
     }
     let catalog_len = all.len();
     all.extend(request.installed.iter().map(|csv| installed(csv, request)));
+    if all.iter().any(declares_cel) {
+        fill_cel_properties(&mut all, &bundle_properties, request);
+    }
     Entries { all, catalog_len }
+}
+
+fn declares_cel(e: &Entry) -> bool {
+    fn cel(c: &Constraint) -> bool {
+        match &c.predicate {
+            Predicate::Cel(_) => true,
+            Predicate::All(cs) | Predicate::Any(cs) | Predicate::Not(cs) => cs.iter().any(cel),
+            _ => false,
+        }
+    }
+    e.requirements
+        .iter()
+        .any(|r| matches!(r, Ok(Requirement::Constraint(c)) if cel(c)))
+}
+
+/// OLM's CEL input: a catalog bundle's properties but its bundle objects and
+/// CSV metadata, then its legacy dependency copies; an installed CSV's
+/// properties as the request gives them.
+fn fill_cel_properties(all: &mut [Entry], bundles: &[&[Property]], request: &Request) {
+    for (entry, props) in all.iter_mut().zip(bundles) {
+        let own = props
+            .iter()
+            .filter(|p| !matches!(p.typ.as_str(), "olm.bundle.object" | "olm.csv.metadata"))
+            .map(|p| (p.typ.clone(), p.value_json.clone()));
+        let legacy = props
+            .iter()
+            .filter(|p| matches!(p.typ.as_str(), "olm.gvk.required" | "olm.package.required"))
+            .map(|p| (p.typ.clone(), p.value_json.clone()));
+        entry.cel_properties = own.chain(legacy).collect();
+    }
+    for (entry, csv) in all[bundles.len()..].iter_mut().zip(&request.installed) {
+        entry.cel_properties = csv
+            .properties
+            .iter()
+            .map(|p| (p.typ.clone(), p.value.clone()))
+            .collect();
+    }
 }
 
 fn installed(csv: &InstalledCsv, request: &Request) -> Entry {
@@ -151,6 +199,7 @@ fn installed(csv: &InstalledCsv, request: &Request) -> Entry {
         labels: Vec::new(),
         deprecated: false,
         requirements: installed_requirements(csv),
+        cel_properties: Vec::new(),
     };
     read_properties(&mut entry, props);
     entry.package = entry

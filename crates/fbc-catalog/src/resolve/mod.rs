@@ -28,6 +28,9 @@
 //!
 //! Pure computation: no I/O, no network, no async.
 
+pub mod cel;
+pub mod cel_check;
+pub mod cel_types;
 pub mod entries;
 pub mod gofmt;
 pub mod order;

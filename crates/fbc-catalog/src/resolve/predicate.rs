@@ -4,13 +4,16 @@
 //! In: a bundle's [`Requirement`]s. Out: [`Pred`]s that test an [`Entry`] as
 //! OLM v0's cache predicates do, and print as their `String()` does
 //! (`providing an API with group: g, version: v1, kind: K`, `with package: p and
-//! with version in range: >=1.0.0`, ...). CEL rules are not evaluated yet: a
-//! bundle that declares one makes the resolution an error that says so.
+//! with version in range: >=1.0.0`, ...). CEL rules are compiled and checked
+//! by [`super::cel`] and tested over the entry's properties.
 
+use super::cel::CelRule;
 use super::entries::Entry;
+use super::gofmt::quote;
 use crate::model::Gvk;
 use crate::tables::requirements::{Constraint, Predicate, Requirement};
 use crate::version_range::blang;
+use std::sync::Arc;
 
 /// One predicate on a candidate entry.
 #[derive(Clone, Debug)]
@@ -29,6 +32,8 @@ pub enum Pred {
     Any(Vec<Pred>),
     /// None.
     Not(Vec<Pred>),
+    /// A CEL rule, with the constraint's failure message.
+    Cel(Arc<CelRule>, String),
 }
 
 /// A requirement OLM would refuse before solving.
@@ -71,6 +76,11 @@ impl Pred {
             Pred::All(ps) => ps.iter().all(|p| p.test(e)),
             Pred::Any(ps) => ps.iter().any(|p| p.test(e)),
             Pred::Not(ps) => !ps.iter().any(|p| p.test(e)),
+            Pred::Cel(rule, _) => rule.test(
+                e.cel_properties
+                    .iter()
+                    .map(|(t, v)| (t.as_str(), v.as_str())),
+            ),
         }
     }
 
@@ -88,6 +98,11 @@ impl Pred {
             Pred::All(ps) => join(ps, " and "),
             Pred::Any(ps) => join(ps, " or "),
             Pred::Not(ps) => join(ps, " and not "),
+            Pred::Cel(rule, message) => format!(
+                "with constraint: {} and message: {}",
+                quote(&rule.rule),
+                quote(message)
+            ),
         }
     }
 }
@@ -107,10 +122,9 @@ fn constraint(c: &Constraint) -> Result<Pred, PredError> {
         Predicate::All(cs) => Pred::All(all(cs)?),
         Predicate::Any(cs) => Pred::Any(all(cs)?),
         Predicate::Not(cs) => Pred::Not(all(cs)?),
-        Predicate::Cel(rule) => {
-            return Err(PredError(format!(
-                "cel rule {rule:?}: CEL constraints are not evaluated by this version of fbc-registry"
-            )));
-        }
+        Predicate::Cel(rule) => Pred::Cel(
+            Arc::new(CelRule::compile(rule).map_err(PredError)?),
+            c.failure_message.clone(),
+        ),
     })
 }

@@ -750,6 +750,14 @@ expect("operators", [(o.get("name"), o.get("subscription")) for o in m.get("oper
        [("example-dependency.v1.1.0", None), ("example-operator.v1.0.0", "example-operator")])
 PY
 
+expect_ok "fbc.v1.Graph/Resolve explains an unknown channel" "$GRAPH/Resolve" \
+    -d '{"catalog": {"name": "example"}, "subscriptions": [{"package": "example-operator", "channel": "gamma"}], "explain": true}' <<'PY'
+m = one()
+reasons = m.get("explanation", {}).get("minimalUnsatConstraints", [])
+expect("plain words", sorted(r.get("plain", "")[:45] for r in reasons),
+       ["Package example-operator has no channel gamma", "Subscription example-operator exists, so OLM "])
+PY
+
 expect_err "fbc.v1.Graph/GetSuccessors for a misspelt package" NotFound \
     'package "example-operatr" not found (did you mean example-operator?)' \
     "$GRAPH/GetSuccessors" -d '{"package": "example-operatr", "installed": {"name": "x"}}'

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Differential check of `fbc-registry resolve` against the reference resolver.
 
-Usage: tools/resolve-diff.py ORACLE CASE.json...
+Usage: tools/resolve-diff.py [--record DIR] ORACLE CASE.json...
 
 ORACLE is the olm-oracle binary built by ../shared/peers/olm-oracle/build.sh
 (OLM v0.25's resolver). Each CASE is an oracle input whose catalog is given as
@@ -12,10 +12,24 @@ one of the oracle's answers (it runs each case several times with shuffled
 input, and reports every variant when Go's map order changes the answer); the
 oracle's `startingCSV` field, which the issue's output leaves out, is dropped.
 
+Answers that differ only in OLM's at-most-one messages (`A, B and C provide
+K (g/v)`, `... originate from package P`), whose bundle order and choice between
+the two follow Go's map order, count as the same and are marked so.
+
 Prints one line per case and exits 1 if any differs.
+
+With `--record DIR`, each case the oracle answers is also written to DIR/NAME/
+(one answer per distinct set of constraints, at-most-one messages compared as
+sets, so that map-order variants do not bloat the corpus)
+(NAME: the case file's name without `.json`): the file-based catalog
+(`catalog/catalog.json`), the request in fbc-registry's format (`request.json`,
+catalog = {name, namespace}) and the oracle's answer (`expected.json`: the list
+of accepted answers, `startingCSV` dropped), whatever ours answers.
 """
 import json
+import re
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -60,8 +74,45 @@ def strip(answer):
     return answer
 
 
+AT_MOST_ONE = re.compile(r"^(.*) and (\S+) (provide \S+ \(\S+\)|originate from package \S+)$")
+
+
+def canonical(message):
+    """OLM's at-most-one messages name their bundles in Go map order, and an
+    API's invariant and a package's over the same bundles share one literal, so
+    either message may be the one printed: compare the set of bundles only."""
+    m = AT_MOST_ONE.match(message)
+    if not m:
+        return message
+    ids = sorted(m.group(1).split(", ") + [m.group(2)])
+    return "at most one of " + ", ".join(ids)
+
+
+def loose(answer):
+    if "unsat_constraints" not in answer:
+        return answer
+    return {"unsat_constraints": sorted(canonical(c) for c in answer["unsat_constraints"])}
+
+
+def record(root, case, fbc, request, variants):
+    out = os.path.join(root, os.path.splitext(os.path.basename(case))[0])
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(os.path.join(out, "catalog"))
+    shutil.copy(os.path.join(fbc, "catalog.json"), os.path.join(out, "catalog", "catalog.json"))
+    with open(os.path.join(out, "request.json"), "w") as f:
+        json.dump(request, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(out, "expected.json"), "w") as f:
+        f.write("[\n" + ",\n".join(json.dumps(v) for v in variants) + "\n]\n")
+
+
 def main():
-    oracle, cases = sys.argv[1], sys.argv[2:]
+    args, record_dir = sys.argv[1:], None
+    if len(args) >= 2 and args[0] == "--record":
+        record_dir, args = args[1], args[2:]
+    if len(args) < 1:
+        sys.exit(__doc__)
+    oracle, cases = args[0], args[1:]
     failed = 0
     for case in cases:
         with open(case) as f:
@@ -76,7 +127,7 @@ def main():
             for path, req in (("ours.json", ours_req), ("oracle.json", oracle_req)):
                 with open(os.path.join(tmp, path), "w") as f:
                     json.dump(req, f)
-            _, out, err = run([oracle, "resolve", os.path.join(tmp, "oracle.json"), "--runs", "10"])
+            _, out, err = run([oracle, "resolve", os.path.join(tmp, "oracle.json"), "--runs", os.environ.get("RUNS", "10")])
             try:
                 theirs = json.loads(out)
             except ValueError:
@@ -85,6 +136,13 @@ def main():
             variants = ([v["output"] for v in theirs["variants"]]
                         if theirs.get("nondeterministic") else [theirs])
             variants = [strip(v) for v in variants]
+            if record_dir:
+                kept, seen = [], []
+                for v in variants:
+                    if loose(v) not in seen:
+                        seen.append(loose(v))
+                        kept.append(v)
+                record(record_dir, case, fbc, ours_req, kept)
             _, out, err = run([BIN, "resolve", fbc, "--request", os.path.join(tmp, "ours.json"), "-o", "json"])
             try:
                 ours = json.loads(out)
@@ -92,6 +150,8 @@ def main():
                 ours = {"error": err.strip()}
             if ours in variants:
                 print(f"same {case}")
+            elif loose(ours) in [loose(v) for v in variants]:
+                print(f"same {case} (up to OLM's map order in at-most-one messages)")
             else:
                 failed += 1
                 print(f"DIFF {case}\n  ours:   {json.dumps(ours)}\n  oracle: "

@@ -7,7 +7,10 @@
 //! …","unsat_constraints":[…]}` and exit 2; `{"error":…}` and exit 1 when OLM
 //! would stop before solving, the request is malformed, the catalog does not
 //! load or the server cannot be asked. Text output says the same for people.
+//! `--explain` adds `"explanation"` (see [`explain`]).
 //! Offline and `--addr` answers come from the same function, so they agree.
+
+mod explain;
 
 use super::args::parse_duration;
 use super::graph::args::{Output, SourceArgs};
@@ -39,6 +42,12 @@ pub struct ResolveArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Output::Text)]
     pub output: Output,
+    /// Also say why: for each operator, what needed it and which preferred
+    /// candidates were passed over and why; when nothing fits, the smallest
+    /// set of constraints that cannot hold together. OLM's words, then plain
+    /// words.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 /// One operator, its fields in the documented order.
@@ -58,12 +67,25 @@ struct OperatorJson<'a> {
 #[derive(Serialize)]
 struct Operators<'a> {
     operators: Vec<OperatorJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explanation: Option<serde_json::Value>,
+}
+
+#[derive(Serialize)]
+struct Unsatisfiable<'a> {
+    error: &'a str,
+    unsat_constraints: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explanation: Option<serde_json::Value>,
 }
 
 /// Runs `resolve` (see the module docs).
 pub fn run(a: &ResolveArgs) -> ExitCode {
     let request = match read_request(&a.request) {
-        Ok(r) => r,
+        Ok(r) => pb::ResolveRequest {
+            explain: a.explain,
+            ..r
+        },
         Err(message) => return error(a.output, &message),
     };
     let reply = match Source::open(&a.source).and_then(|mut s| s.resolve(request, a.timeout)) {
@@ -82,17 +104,29 @@ pub fn run(a: &ResolveArgs) -> ExitCode {
         }
         Err(e) => return error(a.output, &e.to_string()),
     };
+    let explanation = reply.explanation.as_ref();
+    let why = explanation.map(explain::text).unwrap_or_default();
     if !reply.error.is_empty() {
-        let json =
-            serde_json::json!({"error": reply.error, "unsat_constraints": reply.unsat_constraints});
+        let json = Unsatisfiable {
+            error: &reply.error,
+            unsat_constraints: &reply.unsat_constraints,
+            explanation: explanation.map(explain::json),
+        };
         let mut text = vec!["constraints not satisfiable:".to_owned()];
         text.extend(reply.unsat_constraints.iter().map(|c| format!("  {c}")));
-        print(a.output, json.to_string(), &text);
+        text.extend(why);
+        print(
+            a.output,
+            serde_json::to_string(&json).unwrap_or_default(),
+            &text,
+        );
         return ExitCode::from(2);
     }
-    let text: Vec<String> = reply.operators.iter().map(describe).collect();
+    let mut text: Vec<String> = reply.operators.iter().map(describe).collect();
+    text.extend(why);
     let json = Operators {
         operators: reply.operators.iter().map(operator_json).collect(),
+        explanation: explanation.map(explain::json),
     };
     print(
         a.output,

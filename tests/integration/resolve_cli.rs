@@ -187,3 +187,62 @@ async fn the_rpc_names_its_snapshot_and_uses_real_status_codes() {
     let status = client.resolve(stale).await.expect_err("stale");
     assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
 }
+
+#[test]
+fn explain_names_the_channels_there_are_in_olms_words_and_plain_words() {
+    let (code, out) = resolve_with(
+        &[
+            format!("{}/catalogs/example", env!("CARGO_MANIFEST_DIR")),
+            "--explain".into(),
+        ],
+        r#"{"catalog": {"name": "example"}, "subscriptions": [{"package": "example-operator", "channel": "gamma"}]}"#,
+    );
+    assert_eq!(code, Some(2), "{out}");
+    let reply: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let reasons = reply["explanation"]["minimal_unsat_constraints"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let channel = reasons
+        .iter()
+        .find(|r| {
+            r["olm"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("no operators found in channel gamma"))
+        })
+        .expect("the channel reason");
+    assert_eq!(
+        channel["plain"],
+        "Package example-operator has no channel gamma; its channels are alpha, beta, stable (default stable). Set the subscription's channel to one of them"
+    );
+}
+
+#[test]
+fn explain_says_why_each_operator_was_chosen() {
+    let (code, out) = resolve_with(
+        &[
+            format!("{}/catalogs/example", env!("CARGO_MANIFEST_DIR")),
+            "--explain".into(),
+        ],
+        r#"{"catalog": {"name": "example"}, "subscriptions": [{"package": "example-operator", "channel": "stable"}]}"#,
+    );
+    assert_eq!(code, Some(0), "{out}");
+    let reply: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let choices = reply["explanation"]["choices"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let names: Vec<&str> = choices
+        .iter()
+        .filter_map(|c| c["operator"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["example-operator.v1.0.0", "example-dependency.v1.1.0"]
+    );
+    assert_eq!(
+        choices[1]["because"]["olm"],
+        "bundle example-operator.v1.0.0 requires an operator providing an API with group: deps.example.com, version: v1alpha1, kind: Gadget"
+    );
+    assert_eq!(choices[1]["rank"], 1);
+}

@@ -54,6 +54,7 @@ pub fn request_from_json(text: &str) -> Result<pb::ResolveRequest, String> {
             })
             .collect(),
         snapshot_digest: String::new(),
+        explain: false,
     })
 }
 
@@ -104,7 +105,12 @@ pub fn resolve(
         deadline: Some(deadline),
         ..Limits::default()
     };
-    let outcome = olm::resolve(tables, &request, &limits).map_err(|e| match e {
+    let answer = if r.explain {
+        olm::resolve_explained(tables, &request, &limits).map(|(o, e)| (o, Some(e)))
+    } else {
+        olm::resolve(tables, &request, &limits).map(|o| (o, None))
+    };
+    let (outcome, explanation) = answer.map_err(|e| match e {
         ResolveError::Resolution(text) => Status::failed_precondition(text),
         ResolveError::Solve(e @ SolveError::TooLarge { .. }) => {
             Status::resource_exhausted(e.to_string())
@@ -114,6 +120,7 @@ pub fn resolve(
         }
         ResolveError::Solve(e) => Status::internal(e.to_string()),
     })?;
+    let explanation = explanation.map(explanation_pb);
     Ok(match outcome {
         Outcome::Resolved(operators) => pb::ResolveResponse {
             operators: operators
@@ -128,12 +135,50 @@ pub fn resolve(
                     subscription: o.subscription,
                 })
                 .collect(),
+            explanation,
             ..Default::default()
         },
         Outcome::Unsatisfiable { error, constraints } => pb::ResolveResponse {
             error,
             unsat_constraints: constraints,
+            explanation,
             ..Default::default()
         },
     })
+}
+
+fn explanation_pb(e: olm::Explanation) -> pb::Explanation {
+    let reason = |r: olm::explain::Reason| pb::Reason {
+        olm: r.olm,
+        plain: r.plain,
+    };
+    pb::Explanation {
+        minimal_unsat_constraints: e
+            .minimal_unsat_constraints
+            .into_iter()
+            .map(reason)
+            .collect(),
+        choices: e
+            .choices
+            .into_iter()
+            .map(|c| pb::ResolveChoice {
+                operator: c.operator,
+                package: c.package,
+                channel: c.channel,
+                because: Some(reason(c.because)),
+                rank: c.rank as u32,
+                candidates: c.candidates as u32,
+                passed_over: c
+                    .passed_over
+                    .into_iter()
+                    .map(|p| pb::PassedOver {
+                        candidate: p.candidate,
+                        reasons: p.reasons.into_iter().map(reason).collect(),
+                        given_choices: p.given_choices,
+                    })
+                    .collect(),
+                less_preferred: c.less_preferred,
+            })
+            .collect(),
+    }
 }

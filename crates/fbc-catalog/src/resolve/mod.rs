@@ -16,9 +16,9 @@
 //! | [`solve`] | the problem → the installed variables, or the failing constraints |
 //! | [`outcome`] | installed variables → operators; failing constraints → OLM's text |
 //! | [`gofmt`] | strings → Go's `%q`, as OLM's messages quote |
-//!
-//! Not yet: CEL rules in `olm.constraint` (a bundle declaring one makes the
-//! resolution an error saying so), and explanations.
+//! | [`cel`], [`cel_check`], [`cel_types`] | CEL rules → checked programs (cel-go's rejections) → verdicts |
+//! | [`trace`] | what the solver records when asked why |
+//! | [`explain`] | the trace → OLM's words and plain words, per choice or per failing constraint |
 //!
 //! Where OLM's answer depends on Go's map order, this one is fixed: installed
 //! CSVs first, subscriptions by name, invariants by API then package, a
@@ -32,15 +32,18 @@ pub mod cel;
 pub mod cel_check;
 pub mod cel_types;
 pub mod entries;
+pub mod explain;
 pub mod gofmt;
 pub mod order;
 pub mod outcome;
 pub mod predicate;
 pub mod request;
 pub mod solve;
+pub mod trace;
 pub mod variables;
 
 use crate::tables::Tables;
+pub use explain::Explanation;
 pub use outcome::{Operator, Outcome};
 pub use solve::Limits;
 
@@ -64,12 +67,40 @@ pub fn resolve(
 ) -> Result<Outcome, ResolveError> {
     let entries = entries::entries(tables, request);
     let problem = variables::build(&entries, request).map_err(|e| ResolveError::Resolution(e.0))?;
-    Ok(match solve::solve(&problem, limits)? {
+    let solution = solve::solve(&problem, limits)?;
+    Ok(outcome_of(&problem, &entries, request, solution))
+}
+
+/// [`resolve`], and why: the choices made and the alternatives passed over,
+/// or the smallest set of constraints that cannot hold together. Slower: each
+/// rejected candidate's reasons are shrunk with further solves.
+pub fn resolve_explained(
+    tables: &Tables,
+    request: &request::Request,
+    limits: &Limits,
+) -> Result<(Outcome, Explanation), ResolveError> {
+    let entries = entries::entries(tables, request);
+    let problem = variables::build(&entries, request).map_err(|e| ResolveError::Resolution(e.0))?;
+    let (solution, trace) = solve::solve_traced(&problem, limits)?;
+    let explanation = explain::explain(&problem, &entries, request, &trace);
+    Ok((
+        outcome_of(&problem, &entries, request, solution),
+        explanation,
+    ))
+}
+
+fn outcome_of(
+    problem: &variables::Problem,
+    entries: &entries::Entries,
+    request: &request::Request,
+    solution: solve::Solution,
+) -> Outcome {
+    match solution {
         solve::Solution::Installed(vars) => {
-            Outcome::Resolved(outcome::operators(&problem, &entries, request, &vars))
+            Outcome::Resolved(outcome::operators(problem, entries, request, &vars))
         }
         solve::Solution::Unsatisfiable(messages) => outcome::unsatisfiable(messages),
-    })
+    }
 }
 
 #[cfg(test)]

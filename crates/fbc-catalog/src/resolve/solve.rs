@@ -18,6 +18,7 @@
 //! constraints, in constraint order, sorted by text as the reference harness
 //! sorts it.
 
+use super::trace::{Choice, ConstraintRef, Origin, Rejection, Trace};
 use super::variables::{Applied, Con, Problem};
 use rustsat::solvers::{Solve, SolveIncremental, SolverResult};
 use rustsat::types::{Clause, Lit};
@@ -93,13 +94,17 @@ fn key(subject: usize, con: &Con) -> Option<Key> {
     })
 }
 
-struct Encoded {
+pub(super) struct Encoded {
     solver: rustsat_batsat::BasicSolver,
     /// One activation literal per distinct key, in first-seen order.
     activations: Vec<Lit>,
     /// The message of each activation (the last one written).
     messages: Vec<String>,
+    /// The constraint each activation stands for (the last one written).
+    origins: Vec<(usize, Con)>,
     by_activation: HashMap<Lit, usize>,
+    /// How many problem variables (the first literals).
+    variables: usize,
 }
 
 fn lit(v: usize) -> Lit {
@@ -108,6 +113,23 @@ fn lit(v: usize) -> Lit {
 
 /// Solves `problem` (see the module docs).
 pub fn solve(problem: &Problem, limits: &Limits) -> Result<Solution, SolveError> {
+    run(problem, limits, None)
+}
+
+/// Solves `problem` and records why: each choice with the candidates it
+/// passed over and the constraints that ruled each out, or the smallest set
+/// of constraints that cannot hold together (see [`super::trace`]).
+pub fn solve_traced(problem: &Problem, limits: &Limits) -> Result<(Solution, Trace), SolveError> {
+    let mut trace = Trace::default();
+    let solution = run(problem, limits, Some(&mut trace))?;
+    Ok((solution, trace))
+}
+
+fn run(
+    problem: &Problem,
+    limits: &Limits,
+    trace: Option<&mut Trace>,
+) -> Result<Solution, SolveError> {
     let n = problem.vars.len();
     if n > limits.max_variables {
         return Err(SolveError::TooLarge {
@@ -133,16 +155,27 @@ pub fn solve(problem: &Problem, limits: &Limits) -> Result<Solution, SolveError>
             .filter_map(|l| enc.by_activation.get(&!*l))
             .map(|&k| enc.messages[k].clone())
             .collect();
+        // One message per failing constraint, as OLM prints them: two
+        // constraints with the same words (a bundle listed in two channels)
+        // are both listed.
         messages.sort();
-        messages.dedup();
+        if let Some(trace) = trace {
+            let assumed: Vec<Lit> = core.iter().map(|l| !*l).collect();
+            let minimal = minimize(&mut enc, &[], assumed, limits)?;
+            trace.minimal = constraint_refs(&enc, &minimal);
+        }
         return Ok(Solution::Unsatisfiable(messages));
     }
-    let guesses = search(problem, &mut enc, &base, limits)?;
+    let guesses = search(problem, &mut enc, &base, limits, trace)?;
     Ok(Solution::Installed(guesses))
 }
 
 /// Whether the clauses hold under `assumptions`; a stop is the deadline.
-fn check(enc: &mut Encoded, assumptions: &[Lit], limits: &Limits) -> Result<bool, SolveError> {
+pub(super) fn check(
+    enc: &mut Encoded,
+    assumptions: &[Lit],
+    limits: &Limits,
+) -> Result<bool, SolveError> {
     if limits.deadline.is_some_and(|d| Instant::now() >= d) {
         return Err(SolveError::DeadlineExceeded);
     }
@@ -161,8 +194,9 @@ fn search(
     enc: &mut Encoded,
     base: &[Lit],
     limits: &Limits,
+    mut trace: Option<&mut Trace>,
 ) -> Result<Vec<usize>, SolveError> {
-    let mut queue: VecDeque<&[usize]> = VecDeque::new();
+    let mut queue: VecDeque<(Origin, &[usize])> = VecDeque::new();
     let anchors: Vec<usize> = (0..problem.vars.len())
         .filter(|&v| {
             problem.vars[v]
@@ -172,21 +206,33 @@ fn search(
         })
         .collect();
     let singles: Vec<[usize; 1]> = anchors.iter().map(|&a| [a]).collect();
-    queue.extend(singles.iter().map(|s| s.as_slice()));
+    queue.extend(singles.iter().map(|s| (Origin::Anchor(s[0]), s.as_slice())));
     let mut guessed = vec![false; problem.vars.len()];
     let mut assumptions = base.to_vec();
-    while let Some(candidates) = queue.pop_front() {
+    while let Some((origin, candidates)) = queue.pop_front() {
         if candidates.iter().any(|&c| guessed[c]) {
             continue;
         }
         let mut chosen = None;
+        let mut rejected = Vec::new();
         for &c in candidates {
             assumptions.push(lit(c));
             if check(enc, &assumptions, limits)? {
                 chosen = Some(c);
                 break;
             }
+            if trace.is_some() {
+                rejected.push(rejection(enc, c, limits)?);
+            }
             assumptions.pop();
+        }
+        if let Some(t) = trace.as_deref_mut() {
+            t.choices.push(Choice {
+                origin,
+                candidates: candidates.to_vec(),
+                chosen,
+                rejected,
+            });
         }
         // With every earlier guess checked by a full solve, some candidate
         // always fits; none would mean the clauses changed under us.
@@ -196,11 +242,104 @@ fn search(
         guessed[c] = true;
         for applied in &problem.vars[c].constraints {
             if let Con::Dependency(ids) = &applied.con {
-                queue.push_back(ids);
+                let message = applied.message.clone().unwrap_or_default();
+                queue.push_back((
+                    Origin::Dependency {
+                        subject: c,
+                        message,
+                    },
+                    ids,
+                ));
             }
         }
     }
     Ok((0..problem.vars.len()).filter(|&v| guessed[v]).collect())
+}
+
+/// Why candidate `c` (just assumed, and failed) cannot be installed: the
+/// solver's core, made irreducible, as constraints and earlier choices.
+fn rejection(enc: &mut Encoded, c: usize, limits: &Limits) -> Result<Rejection, SolveError> {
+    let core = enc
+        .solver
+        .core()
+        .map_err(|e| SolveError::Solver(e.to_string()))?;
+    let candidate = lit(c);
+    let assumed: Vec<Lit> = core
+        .iter()
+        .map(|l| !*l)
+        .filter(|l| *l != candidate)
+        .collect();
+    let minimal = minimize(enc, &[candidate], assumed, limits)?;
+    let chosen_before = minimal
+        .iter()
+        .filter(|l| l.vidx() < enc.variables)
+        .map(|l| l.vidx())
+        .collect();
+    Ok(Rejection {
+        candidate: c,
+        constraints: constraint_refs(enc, &minimal),
+        chosen_before,
+    })
+}
+
+/// Deletion-based shrinking of an unsatisfiable set of assumptions (with
+/// `fixed` always assumed): drop each in turn, keep it dropped while the rest
+/// still cannot hold. The result is irreducible. At most
+/// [`MAX_MINIMIZE_SOLVES`] solves; past that the set is returned as it is.
+fn minimize(
+    enc: &mut Encoded,
+    fixed: &[Lit],
+    mut set: Vec<Lit>,
+    limits: &Limits,
+) -> Result<Vec<Lit>, SolveError> {
+    let mut i = 0;
+    let mut solves = 0;
+    while i < set.len() && solves < MAX_MINIMIZE_SOLVES {
+        solves += 1;
+        let trial: Vec<Lit> = fixed
+            .iter()
+            .chain(set[..i].iter())
+            .chain(set[i + 1..].iter())
+            .copied()
+            .collect();
+        if check(enc, &trial, limits)? {
+            i += 1;
+        } else {
+            let core: Vec<Lit> = enc
+                .solver
+                .core()
+                .map_err(|e| SolveError::Solver(e.to_string()))?;
+            let kept = |l: &Lit| core.contains(&!*l);
+            let before = set[..i].iter().filter(|l| kept(l)).count();
+            set = set
+                .iter()
+                .enumerate()
+                .filter(|&(j, l)| j != i && kept(l))
+                .map(|(_, l)| *l)
+                .collect();
+            i = before;
+        }
+    }
+    Ok(set)
+}
+
+/// The most solves one minimisation may take.
+const MAX_MINIMIZE_SOLVES: usize = 2_000;
+
+/// The constraints behind activation literals (others are skipped).
+fn constraint_refs(enc: &Encoded, lits: &[Lit]) -> Vec<ConstraintRef> {
+    let mut out: Vec<ConstraintRef> = lits
+        .iter()
+        .filter_map(|l| enc.by_activation.get(l))
+        .map(|&k| ConstraintRef {
+            subject: enc.origins[k].0,
+            con: enc.origins[k].1.clone(),
+            message: enc.messages[k].clone(),
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.message, a.subject).cmp(&(&b.message, b.subject)));
+    out.dedup_by(|a, b| a.message == b.message && a.subject == b.subject);
+    out
 }
 
 fn encode(problem: &Problem) -> Result<Encoded, SolveError> {
@@ -208,7 +347,9 @@ fn encode(problem: &Problem) -> Result<Encoded, SolveError> {
         solver: rustsat_batsat::BasicSolver::default(),
         activations: Vec::new(),
         messages: Vec::new(),
+        origins: Vec::new(),
         by_activation: HashMap::new(),
+        variables: problem.vars.len(),
     };
     let mut next_var = problem.vars.len();
     let mut fresh = || {
@@ -225,6 +366,7 @@ fn encode(problem: &Problem) -> Result<Encoded, SolveError> {
             });
             if let Some(&at) = keys.get(&k) {
                 enc.messages[at] = text;
+                enc.origins[at] = (s, con.clone());
                 continue;
             }
             let act = fresh();
@@ -232,6 +374,7 @@ fn encode(problem: &Problem) -> Result<Encoded, SolveError> {
             enc.by_activation.insert(act, enc.activations.len());
             enc.activations.push(act);
             enc.messages.push(text);
+            enc.origins.push((s, con.clone()));
             for clause in clauses(s, con, &mut fresh) {
                 let mut guarded = Clause::new();
                 guarded.add(!act);

@@ -7,18 +7,18 @@ use super::*;
 use crate::load::{LoadOptions, load_model};
 
 /// One bundle of a test catalog.
-struct B {
-    name: &'static str,
-    channel: &'static str,
-    version: &'static str,
-    replaces: &'static str,
-    skips: &'static [&'static str],
-    skip_range: &'static str,
+pub(super) struct B {
+    pub(super) name: &'static str,
+    pub(super) channel: &'static str,
+    pub(super) version: &'static str,
+    pub(super) replaces: &'static str,
+    pub(super) skips: &'static [&'static str],
+    pub(super) skip_range: &'static str,
     /// Extra property lines, YAML flow.
-    props: &'static [&'static str],
+    pub(super) props: &'static [&'static str],
 }
 
-const fn b(name: &'static str, channel: &'static str, version: &'static str) -> B {
+pub(super) const fn b(name: &'static str, channel: &'static str, version: &'static str) -> B {
     B {
         name,
         channel,
@@ -33,6 +33,19 @@ const fn b(name: &'static str, channel: &'static str, version: &'static str) -> 
 /// The catalog of `bundles` (package = the name up to its first `.`; the
 /// default channel is the first bundle's), and the answer to `request`.
 fn resolve_json(bundles: &[B], request: &str) -> String {
+    let tables = tables_of(bundles);
+    let request = parse(request).expect("request");
+    match resolve(&tables, &request, &Limits::default()) {
+        Ok(Outcome::Resolved(ops)) => serde_json::json!({ "operators": ops }).to_string(),
+        Ok(Outcome::Unsatisfiable { error, constraints }) => {
+            serde_json::json!({"error": error, "unsat_constraints": constraints}).to_string()
+        }
+        Err(e) => serde_json::json!({ "error": e.to_string() }).to_string(),
+    }
+}
+
+/// The tables of the catalog of `bundles` (see [`resolve_json`]).
+pub(super) fn tables_of(bundles: &[B]) -> crate::tables::Tables {
     let dir = tempfile::tempdir().expect("tmp");
     let mut packages: Vec<&str> = Vec::new();
     let mut docs = Vec::new();
@@ -87,17 +100,9 @@ fn resolve_json(bundles: &[B], request: &str) -> String {
         docs.push(doc);
     }
     std::fs::write(dir.path().join("catalog.yaml"), docs.join("---\n")).expect("write");
-    let tables = match load_model(dir.path(), &LoadOptions::default()) {
+    match load_model(dir.path(), &LoadOptions::default()) {
         Ok(loaded) => loaded.tables(dir.path(), Default::default()),
         Err(problems) => panic!("fixture does not validate: {problems:#?}"),
-    };
-    let request = parse(request).expect("request");
-    match resolve(&tables, &request, &Limits::default()) {
-        Ok(Outcome::Resolved(ops)) => serde_json::json!({ "operators": ops }).to_string(),
-        Ok(Outcome::Unsatisfiable { error, constraints }) => {
-            serde_json::json!({"error": error, "unsat_constraints": constraints}).to_string()
-        }
-        Err(e) => serde_json::json!({ "error": e.to_string() }).to_string(),
     }
 }
 

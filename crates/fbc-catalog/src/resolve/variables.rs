@@ -266,22 +266,32 @@ impl Builder<'_> {
 
     /// `FindPreferred` over the sources of `d`'s matches: every entry of each
     /// (package, channel) holding a match, or the matching installed CSV itself;
-    /// installed CSVs first, then the catalog, each in entry order.
+    /// installed CSVs first, then the catalog, each in entry order. OLM keys
+    /// sources by their source info, which for an installed CSV is only its
+    /// package and subscription: of several matching CSVs of one package that
+    /// no subscription references, only the first is a candidate (OLM's
+    /// "first" is its cache's order; here it is the request's).
     fn preferred(&self, d: &Pred) -> Vec<usize> {
         let all = &self.entries.all;
         let mut channels: HashSet<(&str, &str)> = HashSet::new();
-        let mut csvs: HashSet<&str> = HashSet::new();
-        for e in all.iter().filter(|e| d.test(e)) {
+        let mut unreferenced: HashSet<&str> = HashSet::new();
+        let mut installed = Vec::new();
+        for (i, e) in all.iter().enumerate().filter(|(_, e)| d.test(e)) {
             match e.source {
-                Source::Catalog => channels.insert((&e.package, &e.channel)),
-                Source::Installed { .. } => csvs.insert(&e.name),
-            };
+                Source::Catalog => {
+                    channels.insert((&e.package, &e.channel));
+                }
+                Source::Installed { subscribed: true } => installed.push(i),
+                Source::Installed { subscribed: false } => {
+                    if unreferenced.insert(&e.package) {
+                        installed.push(i);
+                    }
+                }
+            }
         }
-        let installed =
-            (self.entries.catalog_len..all.len()).filter(|&i| csvs.contains(all[i].name.as_str()));
         let catalog = (0..self.entries.catalog_len)
             .filter(|&i| channels.contains(&(all[i].package.as_str(), all[i].channel.as_str())));
-        installed.chain(catalog).collect()
+        installed.into_iter().chain(catalog).collect()
     }
 
     /// `sortBundles`: per source (installed, then catalog), channels ordered

@@ -11,10 +11,11 @@
 //! also writes each request there (`<catalog>-<n>.json`, with `catalog.fbc`
 //! set) for `tools/resolve-bench-oracle.sh` to time the reference resolver on.
 //!
-//! Out: one line per (catalog, n): runs, median, p99, operators installed.
+//! Out: one line per (catalog, n, with or without explaining): runs, median,
+//! p99, operators installed.
 
 use fbc_catalog::load::{LoadOptions, load_model};
-use fbc_catalog::resolve::{Limits, Outcome, request, resolve};
+use fbc_catalog::resolve::{Limits, Outcome, request, resolve, resolve_explained};
 use fbc_catalog::tables::Tables;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -55,10 +56,15 @@ fn request_text(root: &Path, packages: &[(String, String)]) -> String {
     .to_string()
 }
 
-fn run(t: &Tables, text: &str) -> (Duration, usize) {
+fn run(t: &Tables, text: &str, explain: bool) -> (Duration, usize) {
     let r = request::parse(text).expect("request");
     let start = Instant::now();
-    let outcome = resolve(t, &r, &Limits::default()).expect("resolves");
+    let outcome = if explain {
+        resolve_explained(t, &r, &Limits::default()).map(|(o, _)| o)
+    } else {
+        resolve(t, &r, &Limits::default())
+    }
+    .expect("resolves");
     let took = start.elapsed();
     match outcome {
         Outcome::Resolved(ops) => (took, ops.len()),
@@ -71,7 +77,7 @@ fn resolvable(t: &Tables, root: &Path, want: usize) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for p in t.packages() {
         let one = vec![(p.name.clone(), p.default_channel.clone())];
-        if run(t, &request_text(root, &one)).1 > 0 {
+        if run(t, &request_text(root, &one), false).1 > 0 {
             out.extend(one);
         }
         if out.len() == want {
@@ -95,19 +101,22 @@ fn main() {
             if let Some(dir) = &write {
                 std::fs::write(dir.join(format!("{name}-{n}.json")), &text).expect("write request");
             }
-            let mut times: Vec<Duration> = Vec::with_capacity(RUNS);
-            let mut installed = 0;
-            for _ in 0..RUNS {
-                let (took, ops) = run(&t, &text);
-                times.push(took);
-                installed = ops;
+            for explain in [false, true] {
+                let mut times: Vec<Duration> = Vec::with_capacity(RUNS);
+                let mut installed = 0;
+                for _ in 0..RUNS {
+                    let (took, ops) = run(&t, &text, explain);
+                    times.push(took);
+                    installed = ops;
+                }
+                times.sort();
+                let median = times[RUNS / 2];
+                let p99 = times[(RUNS * 99).div_ceil(100) - 1];
+                let mode = if explain { " --explain" } else { "" };
+                println!(
+                    "{name}: {n} subscriptions{mode}: {RUNS} runs, median {median:?}, p99 {p99:?}, {installed} operators"
+                );
             }
-            times.sort();
-            let median = times[RUNS / 2];
-            let p99 = times[(RUNS * 99).div_ceil(100) - 1];
-            println!(
-                "{name}: {n} subscriptions: {RUNS} runs, median {median:?}, p99 {p99:?}, {installed} operators"
-            );
         }
         if pool.len() < *COUNTS.iter().max().unwrap_or(&1) {
             println!("{name}: only {} packages resolve on their own", pool.len());

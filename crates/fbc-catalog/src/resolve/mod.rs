@@ -104,4 +104,6 @@ fn outcome_of(
 }
 
 #[cfg(test)]
+mod property_tests;
+#[cfg(test)]
 mod tests;

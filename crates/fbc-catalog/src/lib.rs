@@ -19,7 +19,7 @@
 //! | [`model`] | blobs → validated packages, channels, bundles, or every diagnostic |
 //! | [`tables`] | validated model → immutable typed tables (chains, providers, requirements, metas) |
 //! | [`graph`] | tables → upgrade answers: v1 successors, upgrade paths, graph exports, lint |
-//! | [`resolve`] | tables + a request → OLM v0's dependency resolution (in progress: the request) |
+//! | [`resolve`] | tables + a request → OLM v0's dependency resolution, with CEL and explanations |
 //! | [`load`] | directory → tables, in one call with timings and digest |
 //!
 //! Layers import one way, top to bottom of this table (`tests/architecture.rs` in the

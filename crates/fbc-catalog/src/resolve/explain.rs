@@ -155,7 +155,7 @@ impl Ctx<'_> {
         let passed_over = c
             .rejected
             .iter()
-            .map(|r| super::explain::Alternative {
+            .map(|r| Alternative {
                 candidate: self.describe(r.candidate),
                 reasons: r.constraints.iter().map(|k| self.reason(k)).collect(),
                 given_choices: r.chosen_before.iter().map(|&v| self.describe(v)).collect(),
@@ -270,8 +270,7 @@ impl Ctx<'_> {
             );
         }
         if in_package.is_empty() {
-            let mut packages: Vec<&str> = catalog.iter().map(|e| e.package.as_str()).collect();
-            packages.dedup();
+            let packages = catalog.iter().map(|e| e.package.as_str());
             return format!(
                 "Catalog {} has no package {}{}",
                 self.request.catalog.name,

@@ -116,6 +116,13 @@ fn op(name: &str, channel: &str, replaces: &str, subscription: Option<&str>) -> 
     v
 }
 
+/// OLM's unsatisfiable answer naming `constraints` (sorted, as printed).
+fn unsatisfiable(constraints: &[&str]) -> String {
+    serde_json::json!({"error": format!("constraints not satisfiable: {}", constraints.join(", ")),
+        "unsat_constraints": constraints})
+    .to_string()
+}
+
 fn operators(ops: &[serde_json::Value]) -> String {
     serde_json::json!({ "operators": ops }).to_string()
 }
@@ -230,12 +237,7 @@ fn two_missing_apis_report_only_the_last_as_olm_keys_them_by_literal() {
         "subscription a exists",
         "subscription a requires cat/olm/stable/a.v1",
     ];
-    assert_eq!(
-        got,
-        serde_json::json!({"error": format!("constraints not satisfiable: {}", constraints.join(", ")),
-            "unsat_constraints": constraints})
-        .to_string()
-    );
+    assert_eq!(got, unsatisfiable(&constraints));
 }
 
 #[test]
@@ -248,12 +250,7 @@ fn a_missing_channel_names_it() {
         "no operators found in channel beta of package foo in the catalog referenced by subscription foo",
         "subscription foo exists",
     ];
-    assert_eq!(
-        got,
-        serde_json::json!({"error": format!("constraints not satisfiable: {}", constraints.join(", ")),
-            "unsat_constraints": constraints})
-        .to_string()
-    );
+    assert_eq!(got, unsatisfiable(&constraints));
 }
 
 #[test]
@@ -276,12 +273,7 @@ fn an_installed_csv_without_a_subscription_must_stay() {
         "subscription a exists",
         "subscription a requires at least one of cat/olm/stable/a.v2 or cat/olm/stable/a.v1",
     ];
-    assert_eq!(
-        got,
-        serde_json::json!({"error": format!("constraints not satisfiable: {}", constraints.join(", ")),
-            "unsat_constraints": constraints})
-        .to_string()
-    );
+    assert_eq!(got, unsatisfiable(&constraints));
 }
 
 #[test]

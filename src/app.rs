@@ -11,6 +11,7 @@
 
 use crate::cache::{CacheConfig, CacheError, CachedLoad, Outcome};
 use crate::catalog::{self, LoadOptions, LoadedCatalog};
+use crate::http::HttpConfig;
 use crate::reload::{ReloadConfig, ReloadHandle};
 use crate::server::TransportLimits;
 use crate::snapshot::{Catalog, Publisher};
@@ -19,7 +20,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
-use tokio::sync::oneshot;
+use tokio::sync::watch;
 
 /// Where the gRPC server listens.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +54,8 @@ pub struct ServeConfig {
     pub sighup: bool,
     /// What clients may hold.
     pub transport: TransportLimits,
+    /// The HTTP server (catalogd's API), off unless given: where and how.
+    pub http: Option<(Listen, HttpConfig)>,
 }
 
 impl ServeConfig {
@@ -68,6 +71,7 @@ impl ServeConfig {
             reload_debounce: Duration::from_millis(250),
             sighup: true,
             transport: TransportLimits::default(),
+            http: None,
         }
     }
 }
@@ -136,11 +140,13 @@ fn log_cache_outcome(cache: &CacheConfig, cached: &CachedLoad) {
 pub struct ServerHandle {
     /// The address the gRPC server is bound to.
     pub grpc_addr: SocketAddr,
+    /// The address the HTTP server is bound to, if it runs.
+    pub http_addr: Option<SocketAddr>,
     /// The published catalog (read side).
     pub catalog: Catalog,
     /// The reload task: trigger a reload, read its counters.
     pub reload: ReloadHandle,
-    stop: Option<oneshot::Sender<()>>,
+    stop: watch::Sender<bool>,
     task: tokio::task::JoinHandle<Result<(), String>>,
 }
 
@@ -148,9 +154,7 @@ impl ServerHandle {
     /// Stops accepting, lets calls in flight finish (within the shutdown grace), and
     /// waits for the server to end.
     pub async fn shutdown(mut self) -> Result<(), String> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+        let _ = self.stop.send(true);
         self.join().await
     }
 
@@ -171,20 +175,31 @@ impl ServerHandle {
 
 impl Drop for ServerHandle {
     fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+        let _ = self.stop.send(true);
     }
 }
 
-/// Publishes `loaded` as generation 1, binds, and starts the reload task and the
-/// gRPC server on the current tokio runtime.
+/// Publishes `loaded` as generation 1, binds, and starts the reload task, the
+/// gRPC server and the HTTP server (when configured) on the current tokio runtime.
 pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerHandle, StartError> {
     let (mut publisher, catalog) = Publisher::new();
     let report = loaded.report.clone();
     let generation = publisher.publish(loaded);
     crate::reload::log_loaded(&config.root, &report, generation, "catalog loaded");
     let listener = bind(&config.listen)?;
+    let http = match &config.http {
+        Some((listen, http)) => {
+            let bound = bind(listen)?;
+            let local = bound.local_addr().map_err(|source| StartError::Bind {
+                listen: format!("{listen:?}"),
+                source,
+            })?;
+            tracing::info!(address = %local, catalog = %http.catalog_name, "serving catalogd's HTTP API");
+            Some((bound, local, http.clone()))
+        }
+        None => None,
+    };
+    let http_addr = http.as_ref().map(|(_, local, _)| *local);
     let grpc_addr = listener.local_addr().map_err(|source| StartError::Bind {
         listen: format!("{:?}", config.listen),
         source,
@@ -198,21 +213,30 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
         );
     }
     let limits = crate::server::limits::fit_fd_limit(config.transport.clone());
-    let (stop, stopped) = oneshot::channel::<()>();
+    let (stop, stopped) = watch::channel(false);
+    let stop_signal = |mut stopped: watch::Receiver<bool>| async move {
+        let _ = stopped.wait_for(|s| *s).await;
+    };
+    let http_task = http.map(|(listener, _, mut http)| {
+        http.limits.shutdown_grace = limits.shutdown_grace;
+        let signal = stop_signal(stopped.clone());
+        tokio::spawn(crate::http::serve(listener, catalog.clone(), http, signal))
+    });
     let served = catalog.clone();
     let task = tokio::spawn(async move {
-        let signal = async {
-            let _ = stopped.await;
-        };
-        crate::server::serve(listener, served, limits, signal)
-            .await
-            .map_err(|e| format!("server failed: {e}"))
+        let grpc = crate::server::serve(listener, served, limits, stop_signal(stopped));
+        let result = grpc.await.map_err(|e| format!("server failed: {e}"));
+        if let Some(http) = http_task {
+            http.await.map_err(|e| format!("HTTP server failed: {e}"))?;
+        }
+        result
     });
     Ok(ServerHandle {
         grpc_addr,
+        http_addr,
         catalog,
         reload,
-        stop: Some(stop),
+        stop,
         task,
     })
 }

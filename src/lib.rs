@@ -17,6 +17,7 @@
 //! | module | in → out |
 //! |---|---|
 //! | [`index`] | model → immutable tables with pre-encoded replies |
+//! | [`http_view`] | a snapshot's metas → catalogd's bytes (JSON Lines, gzip, validators), prepared once |
 //! | [`catalog`] | directory → index, in one call with a report |
 //! | [`cache`] | directory + cache dir → index, warm from disk when the digest matches |
 //! | [`snapshot`] | index → the published, atomically swapped catalog |
@@ -24,6 +25,7 @@
 //! | [`deadline`] | watchdogs for loads on file systems that may hang |
 //! | [`reload`] | file changes, SIGHUP → new snapshots, or the last good one kept |
 //! | [`server`] | config + catalog → listening gRPC server |
+//! | [`http`] | config + catalog → listening HTTP server (catalogd's API) |
 //! | [`app`] | a `ServeConfig` → a running server (bound address, reload, shutdown) |
 //! | [`cli`] | command line → `ServeConfig` → the app; the graph commands, offline on tables or through a `fbc.v1.Graph` client |
 #![deny(missing_docs)]
@@ -53,6 +55,8 @@ pub mod cache;
 pub mod catalog;
 pub mod cli;
 pub mod deadline;
+pub mod http;
+pub mod http_view;
 pub mod index;
 pub mod reload;
 pub mod server;

@@ -6,12 +6,13 @@
 //! [`Publisher`] (one per server) can replace the snapshot.
 
 use crate::catalog::LoadedCatalog;
+use crate::http_view::{HttpView, ViewError, whole_seconds};
 use crate::index::Index;
 use crate::index::SnapshotTables;
 use arc_swap::ArcSwapOption;
 use fbc_catalog::source::CatalogDigest;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 use tokio::sync::watch;
 
 /// One generation of the catalog: its tables and the views built from them.
@@ -28,6 +29,33 @@ pub struct Snapshot {
     pub index: Index,
     /// When it was published.
     pub published: SystemTime,
+    /// Its HTTP `Last-Modified`: whole seconds, later than every earlier
+    /// generation's with another digest (two reloads in one second must not share
+    /// a date, or a client revalidating by date misses the second), and equal to
+    /// the previous generation's when the digest did not change.
+    pub last_modified: SystemTime,
+    http: tokio::sync::OnceCell<Arc<HttpView>>,
+}
+
+impl Snapshot {
+    /// The HTTP view, built on a blocking thread the first time it is asked for
+    /// (callers asking meanwhile wait for the same build).
+    pub async fn http_view(self: &Arc<Self>) -> Result<Arc<HttpView>, ViewError> {
+        let this = self.clone();
+        let build = || async move {
+            tokio::task::spawn_blocking(move || {
+                let tables = this
+                    .tables
+                    .get()
+                    .map_err(|e| ViewError::Failed(e.to_string()))?;
+                let view = HttpView::build(tables.metas(), this.digest, this.last_modified)?;
+                Ok(Arc::new(view))
+            })
+            .await
+            .map_err(|e| ViewError::Failed(format!("the HTTP view build failed: {e}")))?
+        };
+        self.http.get_or_try_init(build).await.cloned()
+    }
 }
 
 /// Read handle on the current snapshot; cheap to clone.
@@ -84,14 +112,34 @@ impl Publisher {
     pub fn publish(&mut self, catalog: LoadedCatalog) -> u64 {
         let generation = self.next_generation;
         self.next_generation += 1;
+        let published = SystemTime::now();
+        let digest = catalog.report.digest;
+        let last_modified = next_last_modified(self.current().as_deref(), digest, published);
         self.current.store(Some(Arc::new(Snapshot {
             generation,
-            digest: catalog.report.digest,
+            digest,
             tables: catalog.tables,
             index: catalog.index,
-            published: SystemTime::now(),
+            published,
+            last_modified,
+            http: tokio::sync::OnceCell::new(),
         })));
         self.generations.send_replace(generation);
         generation
+    }
+}
+
+/// `now` in whole seconds, at least a second after `previous`'s date unless the
+/// digest is the same (see [`Snapshot::last_modified`]).
+fn next_last_modified(
+    previous: Option<&Snapshot>,
+    digest: CatalogDigest,
+    now: SystemTime,
+) -> SystemTime {
+    let now = whole_seconds(now);
+    match previous {
+        Some(p) if p.digest == digest => p.last_modified,
+        Some(p) => now.max(p.last_modified + Duration::from_secs(1)),
+        None => now,
     }
 }

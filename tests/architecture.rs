@@ -22,15 +22,18 @@ const LAYERS: &[&str] = &[
     "graph",
     "resolve",
     "load",
+    "catalogd",
     // fbc-registry, the server
     "api",
     "index",
+    "http_view",
     "catalog",
     "snapshot",
     "cache",
     "deadline",
     "service",
     "server",
+    "http",
     "reload",
     "app",
     "cli",
@@ -49,6 +52,7 @@ const LIBRARY: &[&str] = &[
     "graph",
     "resolve",
     "load",
+    "catalogd",
 ];
 
 fn rank(module: &str) -> Option<usize> {

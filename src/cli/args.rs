@@ -6,6 +6,7 @@
 
 use crate::app::{Listen, ServeConfig};
 use crate::catalog::LoadOptions;
+use crate::http::{HttpConfig, HttpLimits};
 use crate::server::TransportLimits;
 use crate::server::limits::HANDSHAKE_TIMEOUT;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -161,6 +162,18 @@ pub struct ServeArgs {
     /// Connection, call and memory limits against hostile or broken clients.
     #[command(flatten)]
     pub transport: TransportArgs,
+    /// Also serve catalogd's HTTP API (`/catalogs/NAME/api/v1/all`, `/metas`) on
+    /// this address: `HOST:PORT`, or `:PORT` for all interfaces. Off unless given.
+    #[arg(long, value_name = "ADDR", value_parser = parse_listen)]
+    pub http_addr: Option<Listen>,
+    /// The catalog's name in HTTP paths (`/catalogs/NAME/…`), a DNS-1123 subdomain;
+    /// defaults to the catalog directory's name.
+    #[arg(long, value_name = "NAME")]
+    pub catalog_name: Option<String>,
+    /// HTTP connections served at once; at the cap a new one closes the one
+    /// inactive longest.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
+    pub http_max_connections: u32,
 }
 
 impl ServeArgs {
@@ -205,8 +218,8 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 
 impl ServeArgs {
     /// The server configuration these flags describe.
-    pub fn serve_config(&self) -> ServeConfig {
-        ServeConfig {
+    pub fn serve_config(&self) -> Result<ServeConfig, String> {
+        Ok(ServeConfig {
             root: self.dir.clone(),
             listen: Listen::AllInterfaces(self.port),
             load: self.limits.load_options(),
@@ -220,8 +233,56 @@ impl ServeArgs {
             reload_debounce: self.reload_debounce,
             sighup: true,
             transport: self.transport.limits(),
-        }
+            http: self.http_config()?,
+        })
     }
+
+    /// The HTTP server's settings, when `--http-addr` is given: the catalog name
+    /// must pass catalogd's check, or clients could not name it.
+    fn http_config(&self) -> Result<Option<(Listen, HttpConfig)>, String> {
+        let Some(listen) = self.http_addr.clone() else {
+            return Ok(None);
+        };
+        let name = match &self.catalog_name {
+            Some(name) => name.clone(),
+            None => std::fs::canonicalize(&self.dir)
+                .unwrap_or_else(|_| self.dir.clone())
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        };
+        fbc_catalog::catalogd::name::check(&name).map_err(|e| {
+            format!("catalog name {name:?} for the HTTP API: {e} (set one with --catalog-name)")
+        })?;
+        let limits = HttpLimits {
+            max_connections: self.http_max_connections as usize,
+            ..HttpLimits::default()
+        };
+        Ok(Some((
+            listen,
+            HttpConfig {
+                catalog_name: name,
+                limits,
+            },
+        )))
+    }
+}
+
+/// A listen address: `HOST:PORT` (the host resolved now), or `:PORT` for every
+/// interface as Go writes it.
+pub fn parse_listen(s: &str) -> Result<Listen, String> {
+    if let Some(port) = s.strip_prefix(':') {
+        return port
+            .parse()
+            .map(Listen::AllInterfaces)
+            .map_err(|e| format!("invalid port in {s:?}: {e}"));
+    }
+    use std::net::ToSocketAddrs;
+    s.to_socket_addrs()
+        .map_err(|e| format!("invalid address {s:?}: {e}"))?
+        .next()
+        .map(Listen::Addr)
+        .ok_or_else(|| format!("{s:?} resolves to no address"))
 }
 
 /// The transport flags of `serve`, flattened into its arguments.

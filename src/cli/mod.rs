@@ -189,7 +189,10 @@ fn serve(args: &ServeArgs) -> ExitCode {
             "--cache-dir must be specified with --cache-enforce-integrity",
         );
     }
-    let config = args.serve_config();
+    let config = match args.serve_config() {
+        Ok(config) => config,
+        Err(reason) => return fatal(args, &reason),
+    };
     let loaded = match first_load_with_deadline(args, &config) {
         Ok(loaded) => loaded,
         Err(StartError::Catalog(errors)) => return fatal_diagnostics(args, &errors),

@@ -21,6 +21,7 @@
 //! | [`graph`] | tables → upgrade answers: v1 successors, upgrade paths, graph exports, lint |
 //! | [`resolve`] | tables + a request → OLM v0's dependency resolution, with CEL and explanations |
 //! | [`load`] | directory → tables, in one call with timings and digest |
+//! | [`catalogd`] | names and metas → what catalogd derives from them (name checks) |
 //!
 //! Layers import one way, top to bottom of this table (`tests/architecture.rs` in the
 //! workspace root checks it).
@@ -46,6 +47,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod arena;
+pub mod catalogd;
 pub mod diagnostic;
 pub mod graph;
 pub mod load;

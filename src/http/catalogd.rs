@@ -1,0 +1,202 @@
+//! catalogd's routes: `/catalogs/{name}/api/v1/all` and `/api/v1/metas`.
+//!
+//! In: a request on one of those paths and the served [`Catalog`]. Out:
+//! catalogd's answer, checked in its order: method (405), catalog name (400 with
+//! Kubernetes' messages), `/metas` parameters (400), catalog (404 for another
+//! name, or before the first load), then the content from the snapshot's
+//! [`HttpView`] through [`content`](super::content). Each request reads one
+//! snapshot; a reload switches HTTP and gRPC together.
+
+use super::content::{self, Plan, Resource};
+use super::encoding::Encoding;
+use super::errors::{self, Reply};
+use super::goquery::Query;
+use crate::http_view::{HttpView, ViewError};
+use crate::snapshot::{Catalog, Snapshot};
+use fbc_catalog::catalogd::name;
+use http::{HeaderMap, Method, StatusCode, Uri};
+use std::sync::Arc;
+
+/// What the catalogd routes serve.
+#[derive(Clone, Debug)]
+pub struct ApiState {
+    /// The published catalog.
+    pub catalog: Catalog,
+    /// The name in its URLs.
+    pub name: Arc<str>,
+}
+
+/// `Content-Type` of `/all` and `/metas`.
+pub const JSONL: &str = "application/jsonl";
+
+/// The `{catalog}` segment of `/catalogs/{catalog}/…`, percent-decoded as Go's
+/// `PathValue` is (bytes that are not UTF-8 make a name that fails the check).
+pub fn catalog_segment(uri: &Uri) -> String {
+    let rest = uri.path().strip_prefix("/catalogs/").unwrap_or_default();
+    let raw = rest.split('/').next().unwrap_or_default();
+    let mut out = Vec::with_capacity(raw.len());
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The snapshot for `uri`'s catalog, or catalogd's error answer.
+async fn snapshot_for(
+    state: &ApiState,
+    uri: &Uri,
+) -> Result<(Arc<Snapshot>, Arc<HttpView>), Reply> {
+    let segment = catalog_segment(uri);
+    if let Err(invalid) = name::check(&segment) {
+        return Err(errors::text(StatusCode::BAD_REQUEST, &invalid.to_string()));
+    }
+    let snapshot = match state.catalog.load() {
+        Some(s) if *segment == *state.name => s,
+        _ => return Err(errors::status(StatusCode::NOT_FOUND)),
+    };
+    let view = snapshot.http_view().await.map_err(view_error)?;
+    Ok((snapshot, view))
+}
+
+/// A snapshot without its view: 503 while the reload a file change triggered is
+/// on its way, 500 otherwise (the reason is logged, not sent).
+pub fn view_error(error: ViewError) -> Reply {
+    match error {
+        ViewError::Changed(why) => {
+            tracing::warn!(error = %why, "HTTP view unavailable until the reload");
+            errors::status(StatusCode::SERVICE_UNAVAILABLE)
+        }
+        ViewError::Failed(why) => {
+            tracing::error!(error = %why, "HTTP view failed");
+            errors::status(StatusCode::INTERNAL_SERVER_ERROR)
+        }
+    }
+}
+
+/// `GET|HEAD /catalogs/{name}/api/v1/all`.
+pub async fn all(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) -> Reply {
+    if method != Method::GET && method != Method::HEAD {
+        return errors::method_not_allowed("GET, HEAD");
+    }
+    let (_snapshot, view) = match snapshot_for(&state, &uri).await {
+        Ok(found) => found,
+        Err(reply) => return reply,
+    };
+    let selection = view.all();
+    let resource = Resource {
+        view: &view,
+        content_type: JSONL,
+        size: selection.identity.len,
+        ranges: true,
+        typed_412: true,
+    };
+    let head = method == Method::HEAD;
+    match content::plan(&method, &headers, resource) {
+        Plan::Reply(reply) => reply,
+        Plan::Whole(encoding) => {
+            let body = match encoding {
+                Encoding::Identity => selection.identity,
+                Encoding::Gzip => selection.gzip,
+            };
+            content::whole(head, resource, encoding, body)
+        }
+        Plan::Ranges(ranges) => {
+            let whole = selection
+                .identity
+                .parts
+                .first()
+                .cloned()
+                .unwrap_or_default();
+            let spec = headers
+                .get(http::header::RANGE)
+                .map(|v| v.as_bytes())
+                .unwrap_or_default();
+            content::partial(head, resource, &ranges, &whole, spec)
+        }
+    }
+}
+
+/// `GET|HEAD /catalogs/{name}/api/v1/metas?schema=&package=&name=`.
+pub async fn metas(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) -> Reply {
+    if method != Method::GET && method != Method::HEAD {
+        return errors::method_not_allowed("GET, HEAD");
+    }
+    let segment = catalog_segment(&uri);
+    if let Err(invalid) = name::check(&segment) {
+        return errors::text(StatusCode::BAD_REQUEST, &invalid.to_string());
+    }
+    let query = Query::parse(uri.query().unwrap_or_default());
+    if query
+        .keys()
+        .any(|k| !matches!(k, b"schema" | b"package" | b"name"))
+    {
+        return errors::status(StatusCode::BAD_REQUEST);
+    }
+    let (snapshot, view) = match snapshot_for(&state, &uri).await {
+        Ok(found) => found,
+        Err(reply) => return reply,
+    };
+    let chosen = match select(&snapshot, &query) {
+        Ok(chosen) => chosen,
+        Err(error) => return view_error(error),
+    };
+    let identity = view.select_identity(&chosen);
+    let resource = Resource {
+        view: &view,
+        content_type: JSONL,
+        size: identity.len,
+        ranges: false,
+        typed_412: false,
+    };
+    let head = method == Method::HEAD;
+    match content::plan(&method, &headers, resource) {
+        Plan::Reply(reply) => reply,
+        Plan::Whole(Encoding::Gzip) => {
+            let for_gzip = view.clone();
+            let gzip =
+                match tokio::task::spawn_blocking(move || for_gzip.select(&chosen).gzip).await {
+                    Ok(gzip) => gzip,
+                    Err(e) => return view_error(ViewError::Failed(format!("gzip failed: {e}"))),
+                };
+            content::whole(head, resource, Encoding::Gzip, gzip)
+        }
+        Plan::Whole(_) | Plan::Ranges(_) => {
+            content::whole(head, resource, Encoding::Identity, identity)
+        }
+    }
+}
+
+/// The metas `query` asks for (`MetaTable::select`: exact matches, walk order).
+fn select(snapshot: &Snapshot, query: &Query) -> Result<Vec<u32>, ViewError> {
+    let tables = snapshot
+        .tables
+        .get()
+        .map_err(|e| ViewError::Failed(e.to_string()))?;
+    let mut filters = [None; 3];
+    for (slot, key) in filters.iter_mut().zip(["schema", "package", "name"]) {
+        if let Some(value) = query.get(key) {
+            match std::str::from_utf8(value) {
+                Ok(value) => *slot = Some(value),
+                // No meta has a field that is not UTF-8.
+                Err(_) if !value.is_empty() => return Ok(Vec::new()),
+                Err(_) => {}
+            }
+        }
+    }
+    let [schema, package, name] = filters;
+    Ok(tables.metas().select(schema, package, name))
+}

@@ -1,0 +1,145 @@
+//! The HTTP/1.1 listener: accepted connections, bounded, served by hyper.
+//!
+//! In: a bound listener, the router, [`HttpLimits`], a shutdown signal. Out:
+//! every connection served until shutdown; then the listener closes, each
+//! connection finishes the answer in flight (keep-alive off), and whatever is
+//! still open after the grace is closed. The gRPC server's connection registry
+//! does the bookkeeping: at the cap a new connection closes the one inactive
+//! longest; the reaper closes connections that send nothing, sit idle between
+//! requests, or stop reading an answer. hyper bounds the request head (size and
+//! time); bodies are never read except by routes that take one, under their caps.
+
+use super::HttpLimits;
+use super::body::{CallGuard, Tracked};
+use crate::server::TransportLimits;
+use crate::server::admission::Budget;
+use crate::server::registry::Registry as Connections;
+use axum::Router;
+use http::{HeaderValue, Request, header};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use std::convert::Infallible;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+/// Serves `router` on `listener` until `shutdown` resolves (see the module docs).
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: HttpLimits,
+    shutdown: impl Future<Output = ()>,
+) {
+    let connections = Connections::new(Arc::new(Budget::new(usize::MAX, usize::MAX)));
+    let reaper = connections.spawn_reaper(reaper_limits(&limits));
+    let (stopping, stop) = watch::channel(false);
+    tokio::pin!(shutdown);
+    let mut backoff = Duration::from_millis(5);
+    loop {
+        let accepted = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => accepted,
+        };
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                tracing::debug!(%error, "HTTP accept failed");
+                if connections.live_count() > 0 {
+                    connections.evict_one();
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(Duration::from_secs(1));
+                continue;
+            }
+        };
+        backoff = Duration::from_millis(5);
+        let _ = stream.set_nodelay(true);
+        if connections.live_count() >= limits.max_connections
+            && let Some(victim) = connections.evict_one()
+        {
+            tracing::warn!(
+                peer = %victim.peer.map(|p| p.to_string()).unwrap_or_default(),
+                max_connections = limits.max_connections,
+                "HTTP connection limit reached: closed the connection inactive longest"
+            );
+        }
+        let io = connections.register(stream, Some(peer));
+        tokio::spawn(connection(io, router.clone(), limits.clone(), stop.clone()));
+    }
+    drop(listener);
+    let _ = stopping.send(true);
+    let deadline = Instant::now() + limits.shutdown_grace;
+    while connections.live_count() > 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    connections.kill_all();
+    reaper.abort();
+}
+
+/// The reaper's timeouts for HTTP connections.
+fn reaper_limits(limits: &HttpLimits) -> TransportLimits {
+    TransportLimits {
+        max_connections: limits.max_connections,
+        idle_timeout: limits.idle_timeout,
+        handshake_timeout: limits.header_read_timeout,
+        stall_timeout: limits.stall_timeout,
+        ..TransportLimits::default()
+    }
+}
+
+/// Serves one connection until it closes, or finishes its answer at shutdown.
+async fn connection(
+    io: crate::server::conn::ConnIo,
+    router: Router,
+    limits: HttpLimits,
+    mut stop: watch::Receiver<bool>,
+) {
+    let state = io.state().clone();
+    let write_timeout = limits.write_timeout;
+    let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+        let call = CallGuard::start(state.clone());
+        let deadline = Instant::now() + write_timeout;
+        let mut router = router.clone();
+        async move {
+            let request = request.map(axum::body::Body::new);
+            let Ok(mut response) = tower::Service::call(&mut router, request).await;
+            secure(response.headers_mut());
+            Ok::<_, Infallible>(response.map(|body| Tracked::new(body, call, deadline)))
+        }
+    });
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout)
+        .max_header_size(limits.max_header_bytes)
+        .keep_alive(true);
+    let served = builder.serve_connection(TokioIo::new(io), service);
+    tokio::pin!(served);
+    tokio::select! {
+        _ = served.as_mut() => return,
+        _ = stop.wait_for(|s| *s) => {}
+    }
+    served.as_mut().graceful_shutdown();
+    let _ = served.await;
+}
+
+/// Headers on every answer: no MIME sniffing, no referrer, and for anything
+/// that did not set its own policy, a Content-Security-Policy that allows
+/// nothing (an API answer opened in a browser runs no script and loads nothing).
+fn secure(headers: &mut http::HeaderMap) {
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers
+        .entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert(HeaderValue::from_static(
+            "default-src 'none'; frame-ancestors 'none'",
+        ));
+}

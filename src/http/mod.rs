@@ -1,0 +1,127 @@
+//! The HTTP server: catalogd's API over the same snapshot as gRPC.
+//!
+//! In: a bound listener, the [`Catalog`], an [`HttpConfig`], a shutdown signal.
+//! Out: catalogd's contract (`/catalogs/{name}/api/v1/all` and `/metas`) with
+//! Go's `ServeContent` semantics (preconditions, ranges) and gzhttp's encoding,
+//! from bytes each snapshot prepares once ([`crate::http_view`]). Every request
+//! reads the snapshot current when it arrives, so a reload switches HTTP and
+//! gRPC together. The view of each new snapshot is built as soon as it is
+//! published, so the first request after a reload does not pay for it.
+//!
+//! | module | in → out |
+//! |---|---|
+//! | [`listener`] | accepted connections → hyper HTTP/1.1, bounded and reaped |
+//! | [`routes`] | paths → handlers; Go's 404 for the rest |
+//! | [`catalogd`] | `/all`, `/metas` → catalogd's answers |
+//! | [`content`] | a prepared resource + request → 200/206/304/412/416 with the headers |
+//! | [`conditional`] | request headers + validators → Go's precondition verdict |
+//! | [`range`] | `Range` → byte ranges, multipart bodies |
+//! | [`encoding`] | `Accept-Encoding` → gzip or identity, as gzhttp decides |
+//! | [`gotime`], [`goquery`] | header dates, query strings → as Go reads them |
+//! | [`errors`] | status + message → Go's `http.Error` answer |
+//! | [`body`] | prepared parts → bounded frames; calls counted, stalls clocked |
+
+pub mod body;
+pub mod catalogd;
+pub mod conditional;
+pub mod content;
+pub mod encoding;
+pub mod errors;
+pub mod goquery;
+pub mod gotime;
+pub mod listener;
+pub mod range;
+pub mod routes;
+
+use crate::snapshot::Catalog;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+/// What HTTP clients may hold and how long they may take.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// Connections at once; at the cap a new one closes the one inactive longest.
+    pub max_connections: usize,
+    /// A request head (or a new connection's first byte) must arrive within this.
+    pub header_read_timeout: Duration,
+    /// The largest request head (request line and headers).
+    pub max_header_bytes: usize,
+    /// A kept-alive connection with no request in progress is closed after this.
+    pub idle_timeout: Duration,
+    /// An answer the client has stopped reading for this long closes its connection.
+    pub stall_timeout: Duration,
+    /// No answer may take longer than this to send (catalogd's WriteTimeout).
+    pub write_timeout: Duration,
+    /// At shutdown, how long answers in flight may take before connections close.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for HttpLimits {
+    fn default() -> Self {
+        HttpLimits {
+            max_connections: 1024,
+            header_read_timeout: Duration::from_secs(5),
+            max_header_bytes: 16 * 1024,
+            idle_timeout: Duration::from_secs(60),
+            stall_timeout: Duration::from_secs(60),
+            write_timeout: Duration::from_secs(5 * 60),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// The HTTP server's settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpConfig {
+    /// The catalog's name in `/catalogs/{name}/…` (a DNS-1123 subdomain).
+    pub catalog_name: String,
+    /// Client limits.
+    pub limits: HttpLimits,
+}
+
+/// Serves HTTP on `listener` until `shutdown` resolves, then drains (see
+/// [`listener`]).
+pub async fn serve(
+    listener: TcpListener,
+    catalog: Catalog,
+    config: HttpConfig,
+    shutdown: impl Future<Output = ()>,
+) {
+    let warm = tokio::spawn(warm_views(catalog.clone()));
+    let api = catalogd::ApiState {
+        catalog,
+        name: Arc::from(config.catalog_name.as_str()),
+    };
+    listener::serve(listener, routes::router(api), config.limits, shutdown).await;
+    warm.abort();
+}
+
+/// Builds the HTTP view of every snapshot as it is published.
+async fn warm_views(catalog: Catalog) {
+    let mut generations = catalog.generations();
+    loop {
+        generations.borrow_and_update();
+        if let Some(snapshot) = catalog.load() {
+            let started = std::time::Instant::now();
+            match snapshot.http_view().await {
+                Ok(view) => {
+                    let bytes = view.bytes();
+                    tracing::info!(
+                        generation = snapshot.generation,
+                        metas = view.len(),
+                        jsonl_bytes = bytes.jsonl,
+                        gzip_bytes = bytes.gzip,
+                        build_ms = started.elapsed().as_millis() as u64,
+                        "HTTP view ready"
+                    );
+                }
+                Err(error) => tracing::warn!(%error, "HTTP view not built"),
+            }
+        }
+        if generations.changed().await.is_err() {
+            return;
+        }
+    }
+}

@@ -1,0 +1,86 @@
+use super::*;
+use fbc_catalog::model::Meta;
+use std::io::Read;
+
+fn meta(schema: &str, package: &str, name: &str) -> Meta {
+    Meta {
+        schema: schema.into(),
+        package: package.into(),
+        name: name.into(),
+        origin: fbc_catalog::source::Origin {
+            file: "catalog.json".into(),
+            document: 1,
+            line: 1,
+        },
+    }
+}
+
+fn view() -> HttpView {
+    let rows = vec![
+        meta("olm.package", "", "a"),
+        meta("olm.channel", "a", "stable"),
+        meta("olm.bundle", "a", "a.v1"),
+        meta("olm.package", "", "b"),
+        meta("olm.bundle", "b", "b.v1"),
+    ];
+    let json = rows
+        .iter()
+        .map(|m| {
+            Bytes::from(format!(
+                "{{\"name\":\"{}\",\"schema\":\"{}\"}}",
+                m.name, m.schema
+            ))
+        })
+        .collect();
+    let table = MetaTable::with_json(rows, json);
+    HttpView::build(
+        &table,
+        CatalogDigest(7),
+        UNIX_EPOCH + Duration::from_millis(1_500),
+    )
+    .unwrap()
+}
+
+fn gunzip(parts: &Parts) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(&parts.to_vec()[..])
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+#[test]
+fn all_is_every_meta_one_per_line() {
+    let view = view();
+    let all = view.all();
+    let text = String::from_utf8(all.identity.to_vec()).unwrap();
+    assert_eq!(text.lines().count(), 5);
+    assert!(text.ends_with("\"schema\":\"olm.bundle\"}\n"));
+    assert_eq!(gunzip(&all.gzip), all.identity.to_vec());
+    assert_eq!(all.identity.len, all.identity.to_vec().len() as u64);
+}
+
+#[test]
+fn selections_are_slices_in_walk_order_and_gzip_alike() {
+    let view = view();
+    let chosen = [1, 2, 4];
+    let selected = view.select(&chosen);
+    assert_eq!(selected.identity.parts.len(), 2, "adjacent metas join");
+    let text = String::from_utf8(selected.identity.to_vec()).unwrap();
+    assert_eq!(
+        text,
+        "{\"name\":\"stable\",\"schema\":\"olm.channel\"}\n{\"name\":\"a.v1\",\"schema\":\"olm.bundle\"}\n{\"name\":\"b.v1\",\"schema\":\"olm.bundle\"}\n"
+    );
+    assert_eq!(gunzip(&selected.gzip), selected.identity.to_vec());
+    let none = view.select(&[]);
+    assert_eq!(none.identity.len, 0);
+    assert_eq!(gunzip(&none.gzip), b"");
+}
+
+#[test]
+fn validators_name_the_digest_and_whole_seconds() {
+    let view = view();
+    assert!(view.etag.starts_with("\"00000000000000000000000000000007-"));
+    assert!(view.etag_gzip.ends_with("-gzip\""));
+    assert_eq!(view.last_modified, UNIX_EPOCH + Duration::from_secs(1));
+}

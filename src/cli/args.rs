@@ -256,6 +256,7 @@ impl ServeArgs {
         })?;
         let limits = HttpLimits {
             max_connections: self.http_max_connections as usize,
+            stall_timeout: self.transport.stall_timeout,
             ..HttpLimits::default()
         };
         Ok(Some((

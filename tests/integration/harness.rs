@@ -20,6 +20,8 @@ pub fn fixture(name: &str) -> PathBuf {
 #[allow(dead_code)]
 pub struct TestServer {
     pub addr: std::net::SocketAddr,
+    /// The HTTP server's address, when the config asked for one.
+    pub http: Option<std::net::SocketAddr>,
     pub catalog: Catalog,
     pub reload: ReloadHandle,
     handle: Option<ServerHandle>,
@@ -32,6 +34,20 @@ pub fn test_config(dir: &Path) -> ServeConfig {
         sighup: false,
         load_timeout: std::time::Duration::from_secs(60),
         ..ServeConfig::new(dir, Listen::Addr(([127, 0, 0, 1], 0).into()))
+    }
+}
+
+/// [`test_config`] with the HTTP server on a loopback port, as catalog `name`.
+pub fn http_config(dir: &Path, name: &str) -> ServeConfig {
+    ServeConfig {
+        http: Some((
+            Listen::Addr(([127, 0, 0, 1], 0).into()),
+            fbc_registry::http::HttpConfig {
+                catalog_name: name.to_string(),
+                limits: fbc_registry::http::HttpLimits::default(),
+            },
+        )),
+        ..test_config(dir)
     }
 }
 
@@ -49,6 +65,7 @@ impl TestServer {
             .unwrap_or_else(|e| panic!("{}: {e:#?}", dir.display()));
         TestServer {
             addr: handle.grpc_addr,
+            http: handle.http_addr,
             catalog: handle.catalog.clone(),
             reload: handle.reload.clone(),
             handle: Some(handle),
@@ -69,6 +86,16 @@ impl TestServer {
         let server = Self::start_config(config).await;
         let reload = server.reload.clone();
         (server, reload)
+    }
+
+    /// Loads `dir` and serves it over gRPC and HTTP, as catalog `name`.
+    pub async fn start_http(dir: &Path, name: &str) -> TestServer {
+        Self::start_config(http_config(dir, name)).await
+    }
+
+    /// The HTTP server's address.
+    pub fn http_addr(&self) -> std::net::SocketAddr {
+        self.http.expect("the HTTP server runs")
     }
 
     /// Loads `dir` and serves it under `limits`.

@@ -8,6 +8,9 @@
 //!   catalog serves; the cache rewritten by a reload;
 //! - `graph`: `fbc.v1.Graph` and the graph CLI commands, offline and against the server;
 //! - `cli`: the real binary: errors printed once, `--debug`, JSON diagnostics;
+//! - `http`: catalogd's HTTP API: catalogd's own pinned cases, validators,
+//!   ranges, gzip, HEAD, and a reload switching HTTP with gRPC;
+//! - `http_limits`: the HTTP server against hostile clients;
 //! - `hostile_clients`: unread streams, idle and silent connections, huge requests,
 //!   shutdown with a stalled stream, the fd limit.
 
@@ -17,6 +20,9 @@ mod graph;
 mod harness;
 mod hostile_catalogs;
 mod hostile_clients;
+mod http;
+mod http_client;
+mod http_limits;
 mod reload;
 mod resolve_cli;
 mod server;

@@ -21,7 +21,7 @@
 //! | [`graph`] | tables → upgrade answers: v1 successors, upgrade paths, graph exports, lint |
 //! | [`resolve`] | tables + a request → OLM v0's dependency resolution, with CEL and explanations |
 //! | [`load`] | directory → tables, in one call with timings and digest |
-//! | [`catalogd`] | names and metas → what catalogd derives from them (name checks) |
+//! | [`catalogd`] | names and metas → what catalogd derives from them (name checks, the GraphQL schema) |
 //!
 //! Layers import one way, top to bottom of this table (`tests/architecture.rs` in the
 //! workspace root checks it).

@@ -7,5 +7,7 @@
 //! | module | in → out |
 //! |---|---|
 //! | [`name`] | a catalog name → `Ok`, or Kubernetes' DNS-1123 subdomain messages |
+//! | [`schema`] | metas → the GraphQL schema catalogd derives (types, field names, root fields) |
 
 pub mod name;
+pub mod schema;

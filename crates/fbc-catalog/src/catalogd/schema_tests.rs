@@ -77,7 +77,7 @@ fn field_types_as_catalogd_infers_them() {
         &object(json!({
             "name": "test-package", "version": "1.0.0", "count": 42, "active": true,
             "tags": ["tag1", "tag2"], "numbers": [1, 2, 3], "nested": {"key": "value"},
-            "nullField": null, "emptyArray": [], "floatValue": 3.14,
+            "nullField": null, "emptyArray": [], "floatValue": 2.5,
             "mixedArray": ["string", 123, true],
         })),
     );

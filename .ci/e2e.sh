@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end test of `fbc-registry serve` over gRPC, driven by grpcurl.
+# End-to-end test of `fbc-registry serve` over gRPC, driven by grpcurl, and over catalogd's HTTP API, with curl.
 #
 # Serves catalogs/example (see catalogs/example/README.md for the expected answers) on a free
 # port and checks every RPC against the `opm serve` behaviour (spec §5): reflection, health,
@@ -279,8 +279,11 @@ fi
 
 PORT=$(free_port)
 ADDR=127.0.0.1:$PORT
+HTTP_PORT=$(free_port)
+HTTP=http://127.0.0.1:$HTTP_PORT/catalogs/example/api/v1
 echo "testing $BIN on port $PORT with $("$GRPCURL" -version 2>&1)"
-"$BIN" serve "$CATALOG" -p "$PORT" -t "$TMP/termination-log" >"$TMP/server.log" 2>&1 &
+"$BIN" serve "$CATALOG" -p "$PORT" --http-addr "127.0.0.1:$HTTP_PORT" -t "$TMP/termination-log" \
+    >"$TMP/server.log" 2>&1 &
 SERVER_PID=$!
 
 ready=false
@@ -761,6 +764,32 @@ PY
 expect_err "fbc.v1.Graph/GetSuccessors for a misspelt package" NotFound \
     'package "example-operatr" not found (did you mean example-operator?)' \
     "$GRAPH/GetSuccessors" -d '{"package": "example-operatr", "installed": {"name": "x"}}'
+
+# ---------------------------------------------------------------------------------------------
+# catalogd's HTTP API (--http-addr), with curl
+
+# http_check NAME EXPECTED CURL-ARGS...: curl's output (status line and what -w adds) must equal EXPECTED.
+http_check() {
+    local name=$1 expected=$2 got
+    shift 2
+    got=$(curl -s "$@" 2>&1) || true
+    if [[ $got == "$expected" ]]; then pass "$name"; else fail "$name" "expected: $expected
+got:      $got"; fi
+}
+
+http_check "HTTP /all: 200" "200" -o "$TMP/all.jsonl" -w '%{http_code}' "$HTTP/all"
+lines=$(wc -l <"$TMP/all.jsonl" | tr -d ' ')
+if [[ $lines == 15 ]]; then pass "HTTP /all has the 15 metas"; else fail "HTTP /all has the 15 metas" "got $lines lines"; fi
+http_check "HTTP /all gzipped: 200" "200" --compressed -o "$TMP/all.gz.jsonl" -w '%{http_code}' "$HTTP/all"
+if cmp -s "$TMP/all.jsonl" "$TMP/all.gz.jsonl"; then pass "HTTP gzip decodes to the identity body"
+else fail "HTTP gzip decodes to the identity body" "the bodies differ"; fi
+http_check "HTTP /metas package filter" \
+    '{"defaultChannel":"stable","description":"Example Dependency provides the Gadget API used by example-operator.","name":"example-dependency","schema":"olm.package"}' \
+    "$HTTP/metas?schema=olm.package&name=example-dependency"
+etag=$(curl -sI "$HTTP/all" | tr -d '\r' | sed -n 's/^etag: //Ip')
+http_check "HTTP revalidation with the ETag: 304" "304" -o /dev/null -w '%{http_code}' -H "If-None-Match: $etag" "$HTTP/all"
+http_check "HTTP unknown parameter: 400" "400 Bad Request" "$HTTP/metas?pkg=x"
+http_check "HTTP other catalog: 404" "404 Not Found" "${HTTP/example/other}/all"
 
 # ---------------------------------------------------------------------------------------------
 # shutdown

@@ -6,8 +6,9 @@
 //! validate, an unknown name, a server that cannot be reached).
 
 pub mod args;
-pub mod render;
 pub mod source;
+
+use crate::service::graph::render;
 
 use crate::fbc_v1 as pb;
 use crate::service::graph::{answer, convert};

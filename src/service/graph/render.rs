@@ -1,5 +1,5 @@
-//! `fbc.v1` replies → what the graph commands print: JSON objects of the shapes
-//! the README documents, or lines for people.
+//! `fbc.v1` replies → what the graph commands print and the HTTP API serves:
+//! JSON objects of the shapes the README documents, or lines for people.
 //!
 //! In: reply messages. Out: `serde_json::Value`s and text lines. Enum values are
 //! printed by their names (`REACHED_HEAD`, `replaces`), empty fields left out.

@@ -40,6 +40,14 @@ impl Query {
         })
     }
 
+    /// Every value of `key`, in order.
+    pub fn values<'a>(&'a self, key: &'a str) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.pairs
+            .iter()
+            .filter(move |(k, _)| k == key.as_bytes())
+            .map(|(_, v)| v.as_slice())
+    }
+
     /// The first value of `key` (Go's `Values.Get`), if any.
     pub fn get(&self, key: &str) -> Option<&[u8]> {
         self.pairs

@@ -13,6 +13,8 @@
 //! | [`listener`] | accepted connections → hyper HTTP/1.1, bounded and reaped |
 //! | [`routes`] | paths → handlers; Go's 404 for the rest |
 //! | [`catalogd`] | `/all`, `/metas` → catalogd's answers |
+//! | [`icons`] | `/icons/{package}` → a package's icon, cacheable, never HTML |
+//! | [`graph`] | `/graph`, `/successors` → the upgrade graph and OLM v1's successors (ours) |
 //! | [`content`] | a prepared resource + request → 200/206/304/412/416 with the headers |
 //! | [`conditional`] | request headers + validators → Go's precondition verdict |
 //! | [`range`] | `Range` → byte ranges, multipart bodies |
@@ -29,6 +31,8 @@ pub mod encoding;
 pub mod errors;
 pub mod goquery;
 pub mod gotime;
+pub mod graph;
+pub mod icons;
 pub mod listener;
 pub mod range;
 pub mod routes;

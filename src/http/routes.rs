@@ -6,6 +6,8 @@
 
 use super::catalogd::{self, ApiState};
 use super::errors;
+use super::graph;
+use super::icons;
 use axum::Router;
 use axum::extract::State;
 use axum::routing::any;
@@ -27,6 +29,30 @@ pub fn router(api: ApiState) -> Router {
             any(
                 |State(s): State<ApiState>, method: Method, uri: Uri, headers: HeaderMap| {
                     catalogd::metas(s, method, uri, headers)
+                },
+            ),
+        )
+        .route(
+            "/catalogs/{catalog}/api/v1/graph",
+            any(
+                |State(s): State<ApiState>, method: Method, uri: Uri, headers: HeaderMap| {
+                    graph::graph(s, method, uri, headers)
+                },
+            ),
+        )
+        .route(
+            "/catalogs/{catalog}/api/v1/successors",
+            any(
+                |State(s): State<ApiState>, method: Method, uri: Uri, headers: HeaderMap| {
+                    graph::successors(s, method, uri, headers)
+                },
+            ),
+        )
+        .route(
+            "/catalogs/{catalog}/api/v1/icons/{package}",
+            any(
+                |State(s): State<ApiState>, method: Method, uri: Uri, headers: HeaderMap| {
+                    icons::icon(s, method, uri, headers)
                 },
             ),
         )

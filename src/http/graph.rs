@@ -1,0 +1,236 @@
+//! This project's additions beside catalogd's routes: the upgrade graph and the
+//! OLM v1 successor query over HTTP.
+//!
+//! In: `GET /catalogs/{name}/api/v1/graph?package=P[&format=json|dot|mermaid]`
+//! and `GET …/api/v1/successors?package=P[&installed=BUNDLE][&version=V]
+//! [&range=R][&channel=C…][&policy=catalog|self][&explain=true]`. Out: the same
+//! answers as `fbc-registry graph` and `fbc-registry successors -o json` (one
+//! renderer, [`crate::service::graph::render`]), computed on the blocking pool
+//! from the request's snapshot, with the snapshot's validators; errors as
+//! plain text with the gRPC API's messages (404 for an unknown package or
+//! bundle, with its did-you-mean; 400 for a bad parameter; 422 for a graph too
+//! large to export).
+
+use super::catalogd::{ApiState, catalog_segment, view_error};
+use super::content::{self, Plan, Resource};
+use super::encoding::Encoding;
+use super::errors::{self, Reply};
+use super::goquery::Query;
+use crate::fbc_v1 as pb;
+use crate::http_view::{Parts, gzip};
+use crate::service::graph::{answer, render};
+use crate::snapshot::Snapshot;
+use bytes::Bytes;
+use fbc_catalog::catalogd::name;
+use fbc_catalog::graph::export;
+use fbc_catalog::tables::Tables;
+use http::{HeaderMap, Method, StatusCode, Uri};
+use std::sync::Arc;
+
+/// A computed answer: its bytes and content type.
+struct Answer {
+    body: Bytes,
+    content_type: &'static str,
+}
+
+/// `GET|HEAD …/api/v1/graph`.
+pub async fn graph(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) -> Reply {
+    serve(
+        state,
+        method,
+        uri,
+        headers,
+        &["package", "format"],
+        |tables, query| {
+            let package = text(query, "package")?;
+            let format = match text(query, "format")?.as_str() {
+                "" | "json" => pb::Format::Json,
+                "dot" => pb::Format::Dot,
+                "mermaid" => pb::Format::Mermaid,
+                other => return Err(bad(&format!("format {other:?}: use json, dot or mermaid"))),
+            };
+            let indexes = answer::export_packages(tables, &package).map_err(from_status)?;
+            let mut graphs = Vec::with_capacity(indexes.len());
+            for index in indexes {
+                let reply =
+                    answer::export_one(tables, index, pb::Format::Json).map_err(from_status)?;
+                if let Some(graph) = reply.graph {
+                    graphs.push(crate::service::graph::convert::package_graph_back(graph));
+                }
+            }
+            Ok(match format {
+                pb::Format::Json => Answer {
+                    body: Bytes::from(format!("{}\n", serde_json::json!({ "packages": graphs }))),
+                    content_type: "application/json",
+                },
+                pb::Format::Dot => Answer {
+                    body: Bytes::from(export::to_dot(&graphs)),
+                    content_type: "text/vnd.graphviz; charset=utf-8",
+                },
+                pb::Format::Mermaid => Answer {
+                    body: Bytes::from(export::to_mermaid(&graphs)),
+                    content_type: "text/plain; charset=utf-8",
+                },
+            })
+        },
+    )
+    .await
+}
+
+/// `GET|HEAD …/api/v1/successors`.
+pub async fn successors(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) -> Reply {
+    const KEYS: &[&str] = &[
+        "package",
+        "installed",
+        "version",
+        "range",
+        "channel",
+        "policy",
+        "explain",
+    ];
+    serve(state, method, uri, headers, KEYS, |tables, query| {
+        let installed = text(query, "installed")?;
+        let version = text(query, "version")?;
+        let policy = match text(query, "policy")?.as_str() {
+            "" | "catalog" => pb::Policy::CatalogProvided,
+            "self" => pb::Policy::SelfCertified,
+            other => return Err(bad(&format!("policy {other:?}: use catalog or self"))),
+        };
+        let request = pb::GetSuccessorsRequest {
+            package: text(query, "package")?,
+            installed: (!installed.is_empty() || !version.is_empty()).then(|| {
+                pb::InstalledBundle {
+                    name: installed,
+                    version,
+                    release: None,
+                }
+            }),
+            version_range: text(query, "range")?,
+            channels: query
+                .values("channel")
+                .map(|c| String::from_utf8(c.to_vec()).map_err(|_| bad("channel is not UTF-8")))
+                .collect::<Result<_, _>>()?,
+            policy: policy as i32,
+            explain: matches!(text(query, "explain")?.as_str(), "true" | "1"),
+            ..pb::GetSuccessorsRequest::default()
+        };
+        let reply = answer::successors(tables, &request).map_err(from_status)?;
+        Ok(Answer {
+            body: Bytes::from(format!("{}\n", render::successors_json(&reply))),
+            content_type: "application/json",
+        })
+    })
+    .await
+}
+
+/// The checks every route of this module shares, then `compute` on the blocking
+/// pool, then the answer with the snapshot's validators.
+async fn serve(
+    state: ApiState,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    keys: &'static [&'static str],
+    compute: impl FnOnce(&Tables, &Query) -> Result<Answer, Reply> + Send + 'static,
+) -> Reply {
+    if method != Method::GET && method != Method::HEAD {
+        return errors::method_not_allowed("GET, HEAD");
+    }
+    let segment = catalog_segment(&uri);
+    if let Err(invalid) = name::check(&segment) {
+        return errors::text(StatusCode::BAD_REQUEST, &invalid.to_string());
+    }
+    let query = Query::parse(uri.query().unwrap_or_default());
+    if let Some(unknown) = query
+        .keys()
+        .find(|k| !keys.iter().any(|key| key.as_bytes() == *k))
+    {
+        return bad(&format!(
+            "unknown parameter {:?}; this route takes {}",
+            String::from_utf8_lossy(unknown),
+            keys.join(", ")
+        ));
+    }
+    let snapshot: Arc<Snapshot> = match state.catalog.load() {
+        Some(s) if *segment == *state.name => s,
+        _ => return errors::status(StatusCode::NOT_FOUND),
+    };
+    let view = match snapshot.http_view().await {
+        Ok(view) => view,
+        Err(error) => return view_error(error),
+    };
+    let for_answer = snapshot.clone();
+    let computed = tokio::task::spawn_blocking(move || {
+        let tables = for_answer
+            .tables
+            .get()
+            .map_err(|e| errors::text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()))?;
+        compute(tables, &query)
+    })
+    .await;
+    let answer = match computed {
+        Ok(Ok(answer)) => answer,
+        Ok(Err(reply)) => return reply,
+        Err(e) => {
+            return errors::text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("the answer failed: {e}"),
+            );
+        }
+    };
+    let resource = Resource {
+        view: &view,
+        content_type: answer.content_type,
+        size: answer.body.len() as u64,
+        ranges: false,
+        typed_412: false,
+    };
+    let head = method == Method::HEAD;
+    let identity = Parts {
+        parts: vec![answer.body.clone()],
+        len: answer.body.len() as u64,
+    };
+    match content::plan(&method, &headers, resource) {
+        Plan::Reply(reply) => reply,
+        Plan::Whole(Encoding::Gzip) => {
+            let packed = gzip::whole(&answer.body);
+            let len = packed.len() as u64;
+            content::whole(
+                head,
+                resource,
+                Encoding::Gzip,
+                Parts {
+                    parts: vec![packed],
+                    len,
+                },
+            )
+        }
+        Plan::Whole(_) | Plan::Ranges(_) => {
+            content::whole(head, resource, Encoding::Identity, identity)
+        }
+    }
+}
+
+/// A parameter's first value as text (empty when absent).
+fn text(query: &Query, key: &str) -> Result<String, Reply> {
+    match query.get(key) {
+        None => Ok(String::new()),
+        Some(v) => String::from_utf8(v.to_vec()).map_err(|_| bad(&format!("{key} is not UTF-8"))),
+    }
+}
+
+fn bad(message: &str) -> Reply {
+    errors::text(StatusCode::BAD_REQUEST, message)
+}
+
+/// A gRPC status of the shared answering code as an HTTP answer.
+fn from_status(status: tonic::Status) -> Reply {
+    let code = match status.code() {
+        tonic::Code::NotFound => StatusCode::NOT_FOUND,
+        tonic::Code::InvalidArgument | tonic::Code::OutOfRange => StatusCode::BAD_REQUEST,
+        tonic::Code::ResourceExhausted => StatusCode::UNPROCESSABLE_ENTITY,
+        tonic::Code::FailedPrecondition => StatusCode::CONFLICT,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    errors::text(code, status.message())
+}

@@ -27,6 +27,9 @@ use fbc_catalog::tables::Tables;
 use http::{HeaderMap, Method, StatusCode, Uri};
 use std::sync::Arc;
 
+/// An error answer, boxed (a response is large; errors are rare).
+type Refusal = Box<Reply>;
+
 /// A computed answer: its bytes and content type.
 struct Answer {
     body: Bytes,
@@ -98,13 +101,13 @@ pub async fn successors(state: ApiState, method: Method, uri: Uri, headers: Head
         };
         let request = pb::GetSuccessorsRequest {
             package: text(query, "package")?,
-            installed: (!installed.is_empty() || !version.is_empty()).then(|| {
+            installed: (!installed.is_empty() || !version.is_empty()).then_some(
                 pb::InstalledBundle {
                     name: installed,
                     version,
                     release: None,
-                }
-            }),
+                },
+            ),
             version_range: text(query, "range")?,
             channels: query
                 .values("channel")
@@ -131,7 +134,7 @@ async fn serve(
     uri: Uri,
     headers: HeaderMap,
     keys: &'static [&'static str],
-    compute: impl FnOnce(&Tables, &Query) -> Result<Answer, Reply> + Send + 'static,
+    compute: impl FnOnce(&Tables, &Query) -> Result<Answer, Refusal> + Send + 'static,
 ) -> Reply {
     if method != Method::GET && method != Method::HEAD {
         return errors::method_not_allowed("GET, HEAD");
@@ -145,7 +148,7 @@ async fn serve(
         .keys()
         .find(|k| !keys.iter().any(|key| key.as_bytes() == *k))
     {
-        return bad(&format!(
+        return *bad(&format!(
             "unknown parameter {:?}; this route takes {}",
             String::from_utf8_lossy(unknown),
             keys.join(", ")
@@ -161,16 +164,18 @@ async fn serve(
     };
     let for_answer = snapshot.clone();
     let computed = tokio::task::spawn_blocking(move || {
-        let tables = for_answer
-            .tables
-            .get()
-            .map_err(|e| errors::text(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()))?;
+        let tables = for_answer.tables.get().map_err(|e| {
+            Box::new(errors::text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &e.to_string(),
+            ))
+        })?;
         compute(tables, &query)
     })
     .await;
     let answer = match computed {
         Ok(Ok(answer)) => answer,
-        Ok(Err(reply)) => return reply,
+        Ok(Err(reply)) => return *reply,
         Err(e) => {
             return errors::text(
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -212,19 +217,19 @@ async fn serve(
 }
 
 /// A parameter's first value as text (empty when absent).
-fn text(query: &Query, key: &str) -> Result<String, Reply> {
+fn text(query: &Query, key: &str) -> Result<String, Refusal> {
     match query.get(key) {
         None => Ok(String::new()),
         Some(v) => String::from_utf8(v.to_vec()).map_err(|_| bad(&format!("{key} is not UTF-8"))),
     }
 }
 
-fn bad(message: &str) -> Reply {
-    errors::text(StatusCode::BAD_REQUEST, message)
+fn bad(message: &str) -> Refusal {
+    Box::new(errors::text(StatusCode::BAD_REQUEST, message))
 }
 
 /// A gRPC status of the shared answering code as an HTTP answer.
-fn from_status(status: tonic::Status) -> Reply {
+fn from_status(status: tonic::Status) -> Refusal {
     let code = match status.code() {
         tonic::Code::NotFound => StatusCode::NOT_FOUND,
         tonic::Code::InvalidArgument | tonic::Code::OutOfRange => StatusCode::BAD_REQUEST,
@@ -232,5 +237,5 @@ fn from_status(status: tonic::Status) -> Reply {
         tonic::Code::FailedPrecondition => StatusCode::CONFLICT,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };
-    errors::text(code, status.message())
+    Box::new(errors::text(code, status.message()))
 }

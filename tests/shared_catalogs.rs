@@ -6,6 +6,9 @@
 #[path = "integration/harness.rs"]
 #[allow(dead_code)]
 mod harness;
+#[path = "integration/http_client.rs"]
+#[allow(dead_code)]
+mod http_client;
 mod support;
 
 use fbc_registry::api;
@@ -34,6 +37,10 @@ fn main() {
             (
                 "every_shared_catalog_lints_as_docs_graphs_md_lists",
                 every_shared_catalog_lints_as_docs_graphs_md_lists,
+            ),
+            (
+                "every_shared_catalog_serves_catalogds_all_byte_for_byte",
+                every_shared_catalog_serves_catalogds_all_byte_for_byte,
             ),
             (
                 "community_v4_16_answers_every_rpc",
@@ -340,4 +347,16 @@ fn community_v4_16_answers_every_rpc(root: PathBuf) -> Result<(), Failed> {
 
 fn community_v4_20_answers_every_rpc_with_synthesised_csvs(root: PathBuf) -> Result<(), Failed> {
     support::block_on(exercise(root, "community-v4.20"))
+}
+
+/// `/api/v1/all` of every shared catalog is what operator-registry's own walk
+/// writes (recorded by `tools/catalogd-walk`), and its gzip and HEAD agree.
+fn every_shared_catalog_serves_catalogds_all_byte_for_byte(root: PathBuf) -> Result<(), Failed> {
+    support::block_on(async {
+        for (name, ..) in EXPECTED {
+            let server = TestServer::start_http(&root.join(name), name).await;
+            http_client::assert_all_is_operator_registrys(server.http_addr(), name, name).await;
+            server.stop().await;
+        }
+    })
 }

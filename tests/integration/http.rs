@@ -405,3 +405,127 @@ async fn a_reload_switches_http_and_grpc_together() {
     assert_eq!(revalidated.status, 200);
     assert_eq!(package_names(&mut client).await.len(), 2);
 }
+
+#[tokio::test]
+async fn all_is_byte_for_byte_what_operator_registry_walks() {
+    let catalogd = catalogd_server().await;
+    crate::http_client::assert_all_is_operator_registrys(
+        catalogd.http_addr(),
+        "test-catalog",
+        "catalogd-test-catalog",
+    )
+    .await;
+    let example = example_server().await;
+    crate::http_client::assert_all_is_operator_registrys(example.http_addr(), "example", "example")
+        .await;
+}
+
+#[tokio::test]
+async fn the_upgrade_graph_and_successors_over_http() {
+    let server = example_server().await;
+    let addr = server.http_addr();
+    let base = "/catalogs/example/api/v1";
+    let graph = get(addr, &format!("{base}/graph?package=example-operator")).await;
+    assert_eq!(
+        (graph.status, graph.header("content-type")),
+        (200, Some("application/json"))
+    );
+    let json: serde_json::Value = serde_json::from_slice(&graph.body).unwrap();
+    assert_eq!(json["packages"][0]["package"], "example-operator");
+    assert!(graph.header("etag").is_some());
+    let all = get(addr, &format!("{base}/graph")).await;
+    let json: serde_json::Value = serde_json::from_slice(&all.body).unwrap();
+    assert_eq!(json["packages"].as_array().unwrap().len(), 2);
+    let dot = get(
+        addr,
+        &format!("{base}/graph?package=example-operator&format=dot"),
+    )
+    .await;
+    assert!(dot.text().starts_with("digraph"), "{}", dot.text());
+    let missing = get(addr, &format!("{base}/graph?package=example-operatr")).await;
+    assert_eq!(
+        (missing.status, missing.text().as_str()),
+        (
+            404,
+            "package \"example-operatr\" not found (did you mean example-operator?)\n"
+        )
+    );
+    assert_eq!(
+        get(addr, &format!("{base}/graph?format=svg")).await.status,
+        400
+    );
+    assert_eq!(get(addr, &format!("{base}/graph?pkg=x")).await.status, 400);
+    let next = get(
+        addr,
+        &format!("{base}/successors?package=example-operator&installed=example-operator.v0.1.0"),
+    )
+    .await;
+    let json: serde_json::Value = serde_json::from_slice(&next.body).unwrap();
+    assert_eq!(json["selected"], "example-operator.v0.2.0");
+    let etag = next.header("etag").unwrap().to_string();
+    let again = request(
+        addr,
+        "GET",
+        &format!("{base}/successors?package=example-operator&installed=example-operator.v0.1.0"),
+        &[("If-None-Match", &etag)],
+    )
+    .await;
+    assert_eq!(again.status, 304);
+    let unknown = get(
+        addr,
+        &format!("{base}/successors?package=example-operator&installed=nope"),
+    )
+    .await;
+    assert_eq!(unknown.status, 404);
+}
+
+#[tokio::test]
+async fn icons_are_resources_of_their_own() {
+    let server = example_server().await;
+    let addr = server.http_addr();
+    let icon = get(addr, "/catalogs/example/api/v1/icons/example-operator").await;
+    assert_eq!(icon.status, 200);
+    assert_eq!(icon.header("content-type"), Some("image/svg+xml"));
+    assert!(icon.text().starts_with("<svg"));
+    assert_eq!(
+        icon.header("content-security-policy"),
+        Some("default-src 'none'; style-src 'unsafe-inline'; sandbox")
+    );
+    assert_eq!(icon.header("cache-control"), Some("no-cache"));
+    let etag = icon.header("etag").unwrap().to_string();
+    let version = etag
+        .trim_matches('"')
+        .strip_prefix("icon-")
+        .unwrap()
+        .to_string();
+    let pinned = get(
+        addr,
+        &format!("/catalogs/example/api/v1/icons/example-operator?v={version}"),
+    )
+    .await;
+    assert_eq!(
+        pinned.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    let revalidated = request(
+        addr,
+        "GET",
+        "/catalogs/example/api/v1/icons/example-operator",
+        &[("If-None-Match", &etag)],
+    )
+    .await;
+    assert_eq!((revalidated.status, revalidated.body.len()), (304, 0));
+    assert_eq!(
+        get(addr, "/catalogs/example/api/v1/icons/example-dependency")
+            .await
+            .status,
+        404,
+        "no icon"
+    );
+    assert_eq!(
+        get(addr, "/catalogs/example/api/v1/icons/nope")
+            .await
+            .status,
+        404
+    );
+}

@@ -120,3 +120,55 @@ fn dechunk(mut rest: &[u8]) -> Vec<u8> {
         rest = &rest[size + 2..];
     }
 }
+
+/// What operator-registry's own walk writes for a catalog's `/all`, as
+/// recorded in `tests/fixtures/catalogd/all.sha256`: (sha256, bytes, lines).
+pub fn recorded_all(catalog: &str) -> (String, usize, usize) {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/catalogd/all.sha256");
+    let text = std::fs::read_to_string(&path).expect("all.sha256");
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|f| f.len() == 4 && f[3] == catalog)
+        .map(|f| {
+            (
+                f[0].to_string(),
+                f[1].parse().expect("bytes"),
+                f[2].parse().expect("lines"),
+            )
+        })
+        .unwrap_or_else(|| panic!("{catalog} is not recorded in {}", path.display()))
+}
+
+/// (sha256, bytes, lines) of a body.
+pub fn digest(body: &[u8]) -> (String, usize, usize) {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(body);
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    (
+        hex,
+        body.len(),
+        body.iter().filter(|&&b| b == b'\n').count(),
+    )
+}
+
+/// Checks `/all` of catalog `name` on `addr` against operator-registry's walk of
+/// the catalog `recorded` under, and its gzip and HEAD against it.
+pub async fn assert_all_is_operator_registrys(addr: SocketAddr, name: &str, recorded: &str) {
+    let path = format!("/catalogs/{name}/api/v1/all");
+    let plain = get(addr, &path).await;
+    assert_eq!(plain.status, 200, "{name}");
+    assert_eq!(
+        digest(&plain.body),
+        recorded_all(recorded),
+        "{name}: /all differs from operator-registry's walk"
+    );
+    let gzipped = request(addr, "GET", &path, &[("Accept-Encoding", "gzip")]).await;
+    assert_eq!(gzipped.decoded(), plain.body, "{name}: gzip");
+    let head = request(addr, "HEAD", &path, &[]).await;
+    assert_eq!(
+        head.header("content-length"),
+        Some(plain.body.len().to_string().as_str())
+    );
+}

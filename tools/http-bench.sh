@@ -8,7 +8,9 @@
 #       CONNS             wrk connection counts (default "16 64")
 #       RUNS              runs per server and point, the median is reported (default 3)
 #       DURATION          wrk -d (default 10s); BIG_DURATION (default 5s) for bodies over 4 MiB,
-#                         which are bandwidth-bound
+#                         which are bandwidth-bound (seconds only: 10s, not 1m)
+#       WRK_TIMEOUT       wrk --timeout (default 10s; wrk's own 2s counts 64 clients sharing a 27 MB body as
+#                         errors)
 #       PACKAGE           package for /metas?package= (default: the package of median size)
 #       SCENARIOS         subset, space-separated (default: all of them, see `scenarios` below)
 #       UNPINNED          1 (default) also runs an fbc-registry that is not pinned, labelled as such; 0 skips it
@@ -16,8 +18,10 @@
 #                         identical bytes; gzip6: `gzip -6 -k` of the identity files (what a static site
 #                         would do; the /metas gzip bodies then differ in size, see the MiB/s column)
 #       MAX_FOREIGN       share of a core that other processes may use during a run before it is retried
-#                         (default 0.10); RETRIES (default 2) retries per run, a run still disturbed is
-#                         kept and marked `!` in the tables
+#                         (default 0.10): before each retry (RETRIES, default 3) the script waits until
+#                         other processes stay under that share for QUIET_SECS (default 5) seconds, at
+#                         most QUIET_WAIT (default 900) seconds; a run still disturbed is kept and
+#                         marked `!` in the tables
 #   needs nginx, wrk, curl, gzip, taskset, python3 (apt-get install -y nginx-light wrk curl gzip util-linux python3)
 #
 # What is compared. fbc-registry serves `GET /catalogs/NAME/api/v1/all` and `/metas?...` from bytes it
@@ -47,10 +51,13 @@ conns=${CONNS:-"16 64"}
 runs=${RUNS:-3}
 duration=${DURATION:-10s}
 big_duration=${BIG_DURATION:-5s}
+wrk_timeout=${WRK_TIMEOUT:-10s}
 unpinned=${UNPINNED:-1}
 gz_source=${GZ_SOURCE:-fbc}
 max_foreign=${MAX_FOREIGN:-0.10}
-retries=${RETRIES:-2}
+retries=${RETRIES:-3}
+quiet_secs=${QUIET_SECS:-5}
+quiet_wait=${QUIET_WAIT:-900}
 server_cpu=0
 client_cpu=1
 
@@ -373,7 +380,7 @@ for sc in "${scenarios[@]}"; do printf '%s\t%s\t%s\n' "$sc" "${title[$sc]}" "${w
 ENVIRONMENT="Catalog \`$catalog\` ($all_bytes bytes of JSON Lines, gzip $all_gz). fbc-registry \`$bin\` \
 ($("$bin" --version 2>/dev/null | head -1), $fbc_threads OS threads when pinned: main, one tokio worker, blocking pool); $(nginx -v 2>&1 | sed 's/^nginx version: //'); \
 wrk $(wrk -v 2>&1 | head -1 | awk '{print $2}'); $cpus CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')); \
-kernel $(uname -r); $(date -u +%FT%TZ). wrk: \`taskset -c $client_cpu wrk -t1 -cN -d$duration --latency\` \
+kernel $(uname -r); $(date -u +%FT%TZ). wrk: \`taskset -c $client_cpu wrk -t1 -cN -d$duration --timeout $wrk_timeout --latency\` \
 ($big_duration for bodies over 4 MiB), $runs runs per server, interleaved; nginx's .gz files: $gz_source." \
   hb meta "$res/meta.json" "$cat_id" "$max_foreign" "$tmp/scenarios.tsv"
 
@@ -381,8 +388,17 @@ kernel $(uname -r); $(date -u +%FT%TZ). wrk: \`taskset -c $client_cpu wrk -t1 -c
 wrk_run() { # server scenario conns dur file
   local srv=$1 sc=$2 c=$3 dur=$4 file=$5 h=${header[$2]}
   [ "$sc" = all-304 ] && h="If-None-Match: ${etag[$srv]}"
-  taskset -c "$client_cpu" wrk -t1 -c"$c" -d"$dur" --latency ${h:+-H "$h"} \
+  taskset -c "$client_cpu" wrk -t1 -c"$c" -d"$dur" --timeout "$wrk_timeout" --latency ${h:+-H "$h"} \
     "http://127.0.0.1:${port[$srv]}${path[$sc]}" >"$file" 2>&1
+}
+wait_quiet() { # until other processes use less than MAX_FOREIGN of a core over QUIET_SECS, or QUIET_WAIT passes
+  local waited=0 f
+  while [ "$waited" -lt "$quiet_wait" ]; do
+    hb snap "$tmp/quiet.json"; sleep "$quiet_secs"; waited=$((waited + quiet_secs))
+    f=$(hb foreign "$tmp/quiet.json" "$$" "$quiet_secs")
+    python3 -c "import sys; sys.exit(0 if float('$f') <= float('$max_foreign') else 1)" && return 0
+  done
+  echo "  still busy after ${quiet_wait}s (other processes: $f of a core); going on" >&2
 }
 declare -A etag
 for srv in "${servers[@]}"; do etag[$srv]=$(etag_of "$srv"); done
@@ -405,8 +421,9 @@ for sc in "${scenarios[@]}"; do
           foreign=$(hb foreign "$tmp/snap.json" "$$" "$secs")
           { echo; echo "# foreign_cpu=$foreign attempt=$attempt load: $(cat /proc/loadavg)"; } >>"$file"
           python3 -c "import sys; sys.exit(0 if float('$foreign') <= float('$max_foreign') else 1)" && break
-          echo "  $sc c=$c $srv run $r: other processes used $foreign of a core, retrying" >&2
-          sleep 5
+          [ "$attempt" -lt "$retries" ] || break
+          echo "  $sc c=$c $srv run $r: other processes used $foreign of a core; waiting for quiet, then again" >&2
+          wait_quiet
         done
         read -r rps mib p50 p99 errs < <(hb parse "$file")
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cat_id" "$sc" "$c" "$srv" "$r" \

@@ -166,12 +166,17 @@ pub async fn metas(state: ApiState, method: Method, uri: Uri, headers: HeaderMap
     match content::plan(&method, &headers, resource) {
         Plan::Reply(reply) => reply,
         Plan::Whole(Encoding::Gzip) => {
-            let for_gzip = view.clone();
-            let gzip =
+            // Only the first gzipped answer compresses (on the blocking pool);
+            // after that a selection is slices and a CRC combination, done inline.
+            let gzip = if view.segments_ready() {
+                view.select(&chosen).gzip
+            } else {
+                let for_gzip = view.clone();
                 match tokio::task::spawn_blocking(move || for_gzip.select(&chosen).gzip).await {
                     Ok(gzip) => gzip,
                     Err(e) => return view_error(ViewError::Failed(format!("gzip failed: {e}"))),
-                };
+                }
+            };
             content::whole(head, resource, Encoding::Gzip, gzip)
         }
         Plan::Whole(_) | Plan::Ranges(_) => {

@@ -40,6 +40,8 @@ pub struct Segments {
     buffer: Bytes,
     /// Piece `i`'s segment is `buffer[bounds[i]..bounds[i+1]]`.
     bounds: Box<[usize]>,
+    /// Piece `i`'s CRC-32 and length, combined per answer for its trailer.
+    crcs: Box<[(u32, u64)]>,
 }
 
 impl Segments {
@@ -65,16 +67,16 @@ impl Segments {
             }
             bounds.push(buffer.len());
         }
-        let mut crc = crc32fast::Hasher::new();
-        let mut len = 0u64;
-        for piece in pieces {
-            crc.update(piece);
-            len += piece.len() as u64;
-        }
-        buffer.extend_from_slice(&trailer(crc.finalize(), len));
+        let crcs: Vec<(u32, u64)> = pieces
+            .iter()
+            .map(|p| (crc32fast::hash(p), p.len() as u64))
+            .collect();
+        let (crc, len) = combine(&crcs);
+        buffer.extend_from_slice(&trailer(crc, len));
         Segments {
             buffer: Bytes::from(buffer),
             bounds: bounds.into_boxed_slice(),
+            crcs: crcs.into_boxed_slice(),
         }
     }
 
@@ -88,23 +90,31 @@ impl Segments {
         self.buffer.len()
     }
 
-    /// The gzip of the pieces `chosen` (ascending indexes) whose identity bytes
-    /// are `identity` (for the trailer), as parts to send in order.
-    pub fn select(&self, chosen: &[u32], identity: &[Bytes]) -> Vec<Bytes> {
+    /// The gzip of the pieces `chosen` (ascending indexes), as parts to send in
+    /// order: nothing is compressed or checksummed again (the trailer's CRC-32
+    /// combines the pieces' own).
+    pub fn select(&self, chosen: &[u32]) -> Vec<Bytes> {
         let mut parts = vec![self.buffer.slice(..HEADER.len())];
         for (start, end) in runs(chosen) {
             let (from, to) = (self.bounds[start], self.bounds[end]);
             parts.push(self.buffer.slice(from..to));
         }
-        let mut crc = crc32fast::Hasher::new();
-        let mut len = 0u64;
-        for part in identity {
-            crc.update(part);
-            len += part.len() as u64;
-        }
-        parts.push(Bytes::from(trailer(crc.finalize(), len).to_vec()));
+        let picked: Vec<(u32, u64)> = chosen.iter().map(|&i| self.crcs[i as usize]).collect();
+        let (crc, len) = combine(&picked);
+        parts.push(Bytes::from(trailer(crc, len).to_vec()));
         parts
     }
+}
+
+/// The CRC-32 and length of pieces laid end to end, from each one's.
+fn combine(pieces: &[(u32, u64)]) -> (u32, u64) {
+    let mut whole = crc32fast::Hasher::new();
+    let mut len = 0;
+    for &(crc, n) in pieces {
+        whole.combine(&crc32fast::Hasher::new_with_initial_len(crc, n));
+        len += n;
+    }
+    (whole.finalize(), len)
 }
 
 /// Runs of consecutive indexes as half-open ranges (`[1,2,3,7]` → `1..4, 7..8`).
@@ -233,7 +243,7 @@ mod tests {
             let chosen: Vec<u32> = (0..pieces.len() as u32).filter(|i| mask & (1 << i) != 0).collect();
             let identity: Vec<Bytes> = chosen.iter().map(|&i| Bytes::from(pieces[i as usize].clone())).collect();
             let expected: Vec<u8> = identity.iter().flat_map(|p| p.iter().copied()).collect();
-            prop_assert_eq!(gunzip(&segments.select(&chosen, &identity)), expected);
+            prop_assert_eq!(gunzip(&segments.select(&chosen)), expected);
         }
     }
 }

@@ -159,7 +159,7 @@ impl HttpView {
             return self.all();
         }
         let identity = self.select_identity(chosen);
-        let gzip = self.segments().select(chosen, &identity.parts);
+        let gzip = self.segments().select(chosen);
         Selection {
             identity,
             gzip: Parts::of(gzip),

@@ -9,7 +9,7 @@
 
 use super::content::{self, Plan, Resource};
 use super::encoding::Encoding;
-use super::errors::{self, Reply};
+use super::errors::{self, Refusal, Reply};
 use super::goquery::Query;
 use crate::http_view::{HttpView, ViewError};
 use crate::snapshot::{Catalog, Snapshot};
@@ -55,21 +55,37 @@ pub fn catalog_segment(uri: &Uri) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The snapshot for `uri`'s catalog, or catalogd's error answer.
-async fn snapshot_for(
-    state: &ApiState,
-    uri: &Uri,
-) -> Result<(Arc<Snapshot>, Arc<HttpView>), Reply> {
-    let segment = catalog_segment(uri);
-    if let Err(invalid) = name::check(&segment) {
-        return Err(errors::text(StatusCode::BAD_REQUEST, &invalid.to_string()));
+/// catalogd's first checks, in its order: the method (GET or HEAD, else 405),
+/// then the catalog name (400 with Kubernetes' messages). Returns the name.
+pub fn admit(method: &Method, uri: &Uri) -> Result<String, Refusal> {
+    if method != Method::GET && method != Method::HEAD {
+        return Err(Box::new(errors::method_not_allowed("GET, HEAD")));
     }
-    let snapshot = match state.catalog.load() {
-        Some(s) if *segment == *state.name => s,
-        _ => return Err(errors::status(StatusCode::NOT_FOUND)),
-    };
-    let view = snapshot.http_view().await.map_err(view_error)?;
-    Ok((snapshot, view))
+    let segment = catalog_segment(uri);
+    match name::check(&segment) {
+        Ok(()) => Ok(segment),
+        Err(invalid) => Err(Box::new(errors::text(
+            StatusCode::BAD_REQUEST,
+            &invalid.to_string(),
+        ))),
+    }
+}
+
+/// The snapshot to answer from: 404 for another catalog's name, or before the
+/// first load.
+pub fn snapshot(state: &ApiState, name: &str) -> Result<Arc<Snapshot>, Refusal> {
+    match state.catalog.load() {
+        Some(s) if name == &*state.name => Ok(s),
+        _ => Err(Box::new(errors::status(StatusCode::NOT_FOUND))),
+    }
+}
+
+/// The snapshot's HTTP view (built now if it is not yet).
+pub async fn view(snapshot: &Arc<Snapshot>) -> Result<Arc<HttpView>, Refusal> {
+    snapshot
+        .http_view()
+        .await
+        .map_err(|e| Box::new(view_error(e)))
 }
 
 /// A snapshot without its view: 503 while the reload a file change triggered is
@@ -89,12 +105,13 @@ pub fn view_error(error: ViewError) -> Reply {
 
 /// `GET|HEAD /catalogs/{name}/api/v1/all`.
 pub async fn all(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) -> Reply {
-    if method != Method::GET && method != Method::HEAD {
-        return errors::method_not_allowed("GET, HEAD");
-    }
-    let (_snapshot, view) = match snapshot_for(&state, &uri).await {
-        Ok(found) => found,
-        Err(reply) => return reply,
+    let found = match admit(&method, &uri).and_then(|name| snapshot(&state, &name)) {
+        Ok(snapshot) => view(&snapshot).await,
+        Err(reply) => return *reply,
+    };
+    let view = match found {
+        Ok(view) => view,
+        Err(reply) => return *reply,
     };
     let selection = view.all();
     let resource = Resource {
@@ -132,13 +149,10 @@ pub async fn all(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) 
 
 /// `GET|HEAD /catalogs/{name}/api/v1/metas?schema=&package=&name=`.
 pub async fn metas(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) -> Reply {
-    if method != Method::GET && method != Method::HEAD {
-        return errors::method_not_allowed("GET, HEAD");
-    }
-    let segment = catalog_segment(&uri);
-    if let Err(invalid) = name::check(&segment) {
-        return errors::text(StatusCode::BAD_REQUEST, &invalid.to_string());
-    }
+    let name = match admit(&method, &uri) {
+        Ok(name) => name,
+        Err(reply) => return *reply,
+    };
     let query = Query::parse(uri.query().unwrap_or_default());
     if query
         .keys()
@@ -146,9 +160,13 @@ pub async fn metas(state: ApiState, method: Method, uri: Uri, headers: HeaderMap
     {
         return errors::status(StatusCode::BAD_REQUEST);
     }
-    let (snapshot, view) = match snapshot_for(&state, &uri).await {
-        Ok(found) => found,
-        Err(reply) => return reply,
+    let snapshot = match snapshot(&state, &name) {
+        Ok(snapshot) => snapshot,
+        Err(reply) => return *reply,
+    };
+    let view = match view(&snapshot).await {
+        Ok(view) => view,
+        Err(reply) => return *reply,
     };
     let chosen = match select(&snapshot, &query) {
         Ok(chosen) => chosen,

@@ -84,23 +84,12 @@ fn date(headers: &HeaderMap, name: header::HeaderName) -> Option<i64> {
 }
 
 fn if_match(headers: &HeaderMap, v: Validators<'_>) -> Cond {
-    let Some(mut list) = value(headers, header::IF_MATCH) else {
-        return Cond::None;
-    };
-    loop {
-        list = trim(list);
-        match list.first() {
-            None => return Cond::False,
-            Some(b',') => list = &list[1..],
-            Some(b'*') => return Cond::True,
-            Some(_) => match scan_etag(list) {
-                Some((tag, _)) if v.etags.iter().any(|e| strong_match(tag, e)) => {
-                    return Cond::True;
-                }
-                Some((_, rest)) => list = rest,
-                None => return Cond::False,
-            },
+    match value(headers, header::IF_MATCH) {
+        None => Cond::None,
+        Some(list) if list_matches(list, |tag| v.etags.iter().any(|e| strong_match(tag, e))) => {
+            Cond::True
         }
+        Some(_) => Cond::False,
     }
 }
 
@@ -113,19 +102,28 @@ fn if_unmodified_since(headers: &HeaderMap, v: Validators<'_>) -> Cond {
 }
 
 fn if_none_match(headers: &HeaderMap, v: Validators<'_>) -> Cond {
-    let Some(mut list) = value(headers, header::IF_NONE_MATCH) else {
-        return Cond::None;
-    };
+    match value(headers, header::IF_NONE_MATCH) {
+        None => Cond::None,
+        Some(list) if list_matches(list, |tag| v.etags.iter().any(|e| weak_match(tag, e))) => {
+            Cond::False
+        }
+        Some(_) => Cond::True,
+    }
+}
+
+/// Whether an entity-tag list is `*` or names a tag `matches` accepts, scanned as
+/// Go scans it: a malformed tag ends the scan without a match.
+pub fn list_matches(mut list: &[u8], matches: impl Fn(&[u8]) -> bool) -> bool {
     loop {
         list = trim(list);
         match list.first() {
-            None => return Cond::True,
+            None => return false,
             Some(b',') => list = &list[1..],
-            Some(b'*') => return Cond::False,
+            Some(b'*') => return true,
             Some(_) => match scan_etag(list) {
-                Some((tag, _)) if v.etags.iter().any(|e| weak_match(tag, e)) => return Cond::False,
+                Some((tag, _)) if matches(tag) => return true,
                 Some((_, rest)) => list = rest,
-                None => return Cond::True,
+                None => return false,
             },
         }
     }
@@ -177,12 +175,14 @@ fn strong_match(tag: &[u8], ours: &str) -> bool {
     tag == ours.as_bytes() && tag.first() == Some(&b'"')
 }
 
-fn weak_match(tag: &[u8], ours: &str) -> bool {
+/// RFC 9110's weak comparison: equal once any `W/` is set aside.
+pub fn weak_match(tag: &[u8], ours: &str) -> bool {
     let ours = ours.as_bytes();
     tag.strip_prefix(b"W/").unwrap_or(tag) == ours.strip_prefix(b"W/").unwrap_or(ours)
 }
 
-fn trim(mut s: &[u8]) -> &[u8] {
+/// Go's `textproto.TrimString`: ASCII space, tab, CR and LF off both ends.
+pub fn trim(mut s: &[u8]) -> &[u8] {
     let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
     while s.first().is_some_and(space) {
         s = &s[1..];

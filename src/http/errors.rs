@@ -11,6 +11,10 @@ use http::{HeaderValue, Response, StatusCode, header};
 /// The response type of every handler.
 pub type Reply = Response<PartsBody>;
 
+/// An error answer on its way up from a helper, boxed (a response is large and
+/// errors are rare).
+pub type Refusal = Box<Reply>;
+
 /// `http.Error(w, message, status)`.
 pub fn text(status: StatusCode, message: &str) -> Reply {
     let body = Bytes::from(format!("{message}\n"));

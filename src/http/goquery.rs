@@ -29,15 +29,11 @@ impl Query {
 
     /// Distinct keys, in first-seen order.
     pub fn keys(&self) -> impl Iterator<Item = &[u8]> {
-        let mut seen: Vec<&[u8]> = Vec::new();
-        self.pairs.iter().filter_map(move |(k, _)| {
-            if seen.contains(&k.as_slice()) {
-                None
-            } else {
-                seen.push(k);
-                Some(k.as_slice())
-            }
-        })
+        let mut seen = std::collections::HashSet::new();
+        self.pairs
+            .iter()
+            .map(|(k, _)| k.as_slice())
+            .filter(move |k| seen.insert(*k))
     }
 
     /// Every value of `key`, in order.

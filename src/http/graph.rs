@@ -11,24 +11,18 @@
 //! bundle, with its did-you-mean; 400 for a bad parameter; 422 for a graph too
 //! large to export).
 
-use super::catalogd::{ApiState, catalog_segment, view_error};
+use super::catalogd::{self, ApiState, admit};
 use super::content::{self, Plan, Resource};
 use super::encoding::Encoding;
-use super::errors::{self, Reply};
+use super::errors::{self, Refusal, Reply};
 use super::goquery::Query;
 use crate::fbc_v1 as pb;
 use crate::http_view::{Parts, gzip};
 use crate::service::graph::{answer, render};
-use crate::snapshot::Snapshot;
 use bytes::Bytes;
-use fbc_catalog::catalogd::name;
 use fbc_catalog::graph::export;
 use fbc_catalog::tables::Tables;
 use http::{HeaderMap, Method, StatusCode, Uri};
-use std::sync::Arc;
-
-/// An error answer, boxed (a response is large; errors are rare).
-type Refusal = Box<Reply>;
 
 /// A computed answer: its bytes and content type.
 struct Answer {
@@ -136,13 +130,10 @@ async fn serve(
     keys: &'static [&'static str],
     compute: impl FnOnce(&Tables, &Query) -> Result<Answer, Refusal> + Send + 'static,
 ) -> Reply {
-    if method != Method::GET && method != Method::HEAD {
-        return errors::method_not_allowed("GET, HEAD");
-    }
-    let segment = catalog_segment(&uri);
-    if let Err(invalid) = name::check(&segment) {
-        return errors::text(StatusCode::BAD_REQUEST, &invalid.to_string());
-    }
+    let name = match admit(&method, &uri) {
+        Ok(name) => name,
+        Err(reply) => return *reply,
+    };
     let query = Query::parse(uri.query().unwrap_or_default());
     if let Some(unknown) = query
         .keys()
@@ -154,13 +145,13 @@ async fn serve(
             keys.join(", ")
         ));
     }
-    let snapshot: Arc<Snapshot> = match state.catalog.load() {
-        Some(s) if *segment == *state.name => s,
-        _ => return errors::status(StatusCode::NOT_FOUND),
+    let snapshot = match catalogd::snapshot(&state, &name) {
+        Ok(snapshot) => snapshot,
+        Err(reply) => return *reply,
     };
-    let view = match snapshot.http_view().await {
+    let view = match catalogd::view(&snapshot).await {
         Ok(view) => view,
-        Err(error) => return view_error(error),
+        Err(reply) => return *reply,
     };
     let for_answer = snapshot.clone();
     let computed = tokio::task::spawn_blocking(move || {

@@ -9,11 +9,10 @@
 //! for a year (the URL changes when the icon does), without it clients revalidate.
 
 use super::body::PartsBody;
-use super::catalogd::{ApiState, catalog_segment};
-use super::conditional::scan_etag;
+use super::catalogd::{ApiState, admit, snapshot};
+use super::conditional::{list_matches, weak_match};
 use super::errors::{self, Reply};
 use super::goquery::Query;
-use fbc_catalog::catalogd::name;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri, header};
 
 /// Media types served.
@@ -32,22 +31,16 @@ pub fn version(data: &[u8]) -> String {
 
 /// `GET|HEAD …/api/v1/icons/{package}`.
 pub async fn icon(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) -> Reply {
-    if method != Method::GET && method != Method::HEAD {
-        return errors::method_not_allowed("GET, HEAD");
-    }
-    let segment = catalog_segment(&uri);
-    if let Err(invalid) = name::check(&segment) {
-        return errors::text(StatusCode::BAD_REQUEST, &invalid.to_string());
-    }
+    let snapshot = match admit(&method, &uri).and_then(|name| snapshot(&state, &name)) {
+        Ok(snapshot) => snapshot,
+        Err(reply) => return *reply,
+    };
     let package = uri
         .path()
         .rsplit('/')
         .next()
         .unwrap_or_default()
         .to_string();
-    let Some(snapshot) = state.catalog.load().filter(|_| *segment == *state.name) else {
-        return errors::status(StatusCode::NOT_FOUND);
-    };
     let Ok(tables) = snapshot.tables.get() else {
         return errors::status(StatusCode::INTERNAL_SERVER_ERROR);
     };
@@ -63,7 +56,7 @@ pub async fn icon(state: ApiState, method: Method, uri: Uri, headers: HeaderMap)
     let pinned = Query::parse(uri.query().unwrap_or_default()).get("v") == Some(version.as_bytes());
     let fresh = headers
         .get(header::IF_NONE_MATCH)
-        .is_some_and(|v| matches_any(v.as_bytes(), &etag));
+        .is_some_and(|v| list_matches(v.as_bytes(), |tag| weak_match(tag, &etag)));
     let mut reply = Response::new(PartsBody::empty());
     let h = reply.headers_mut();
     if let Ok(value) = HeaderValue::from_str(&etag) {
@@ -95,23 +88,4 @@ pub async fn icon(state: ApiState, method: Method, uri: Uri, headers: HeaderMap)
         *reply.body_mut() = PartsBody::new(vec![icon.data.clone()]);
     }
     reply
-}
-
-/// Whether an `If-None-Match` list names `etag` (or is `*`).
-fn matches_any(mut list: &[u8], etag: &str) -> bool {
-    loop {
-        list = list.trim_ascii_start();
-        match list.first() {
-            None => return false,
-            Some(b',') => list = &list[1..],
-            Some(b'*') => return true,
-            Some(_) => match scan_etag(list) {
-                Some((tag, _)) if tag.strip_prefix(b"W/").unwrap_or(tag) == etag.as_bytes() => {
-                    return true;
-                }
-                Some((_, rest)) => list = rest,
-                None => return false,
-            },
-        }
-    }
 }

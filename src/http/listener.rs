@@ -11,9 +11,11 @@
 
 use super::HttpLimits;
 use super::body::{CallGuard, Tracked};
-use crate::server::TransportLimits;
 use crate::server::admission::Budget;
 use crate::server::registry::Registry as Connections;
+use crate::server::{
+    ACCEPT_BACKOFF_MAX, ACCEPT_BACKOFF_MIN, TransportLimits, accept_failed, configure,
+};
 use axum::Router;
 use http::{HeaderValue, Request, header};
 use hyper::body::Incoming;
@@ -33,10 +35,11 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) {
     let connections = Connections::new(Arc::new(Budget::new(usize::MAX, usize::MAX)));
-    let reaper = connections.spawn_reaper(reaper_limits(&limits));
+    let transport = reaper_limits(&limits);
+    let reaper = connections.spawn_reaper(transport.clone());
     let (stopping, stop) = watch::channel(false);
     tokio::pin!(shutdown);
-    let mut backoff = Duration::from_millis(5);
+    let mut backoff = ACCEPT_BACKOFF_MIN;
     loop {
         let accepted = tokio::select! {
             () = &mut shutdown => break,
@@ -45,17 +48,14 @@ pub async fn serve(
         let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
             Err(error) => {
-                tracing::debug!(%error, "HTTP accept failed");
-                if connections.live_count() > 0 {
-                    connections.evict_one();
-                }
+                accept_failed(&error, &connections);
                 tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(Duration::from_secs(1));
+                backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
                 continue;
             }
         };
-        backoff = Duration::from_millis(5);
-        let _ = stream.set_nodelay(true);
+        backoff = ACCEPT_BACKOFF_MIN;
+        configure(&stream, &transport);
         if connections.live_count() >= limits.max_connections
             && let Some(victim) = connections.evict_one()
         {
@@ -78,7 +78,8 @@ pub async fn serve(
     reaper.abort();
 }
 
-/// The reaper's timeouts for HTTP connections.
+/// The transport settings of HTTP connections: the reaper's timeouts, and the
+/// TCP keepalive the gRPC listener sets too.
 fn reaper_limits(limits: &HttpLimits) -> TransportLimits {
     TransportLimits {
         max_connections: limits.max_connections,

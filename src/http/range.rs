@@ -8,6 +8,7 @@
 //! Go does; so are more than [`MAX_PARTS`] of them (nginx's `max_ranges` idea,
 //! our addition).
 
+use super::conditional::trim;
 use bytes::Bytes;
 
 /// More ranges than this in one request are ignored (the answer is a 200).
@@ -147,18 +148,6 @@ pub fn multipart(
         content_type: format!("multipart/byteranges; boundary={boundary}"),
         parts,
     }
-}
-
-/// `textproto.TrimString`: ASCII space, tab, CR and LF off both ends.
-fn trim(mut s: &[u8]) -> &[u8] {
-    let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
-    while s.first().is_some_and(space) {
-        s = &s[1..];
-    }
-    while s.last().is_some_and(space) {
-        s = &s[..s.len() - 1];
-    }
-    s
 }
 
 /// `strconv.ParseInt(s, 10, 64)`: an optional sign, then decimal digits only.

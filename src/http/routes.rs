@@ -5,57 +5,42 @@
 //! every method and answer 405 themselves, as catalogd's do, so the text matches.
 
 use super::catalogd::{self, ApiState};
-use super::errors;
+use super::errors::{self, Reply};
 use super::graph;
 use super::icons;
 use axum::Router;
 use axum::extract::State;
-use axum::routing::any;
+use axum::routing::{MethodRouter, any};
 use http::{HeaderMap, Method, Uri};
+use std::future::Future;
 
 /// Every route of the HTTP server.
 pub fn router(api: ApiState) -> Router {
     Router::new()
-        .route(
-            "/catalogs/{catalog}/api/v1/all",
-            any(
-                |State(s): State<ApiState>, method: Method, uri: Uri, headers: HeaderMap| {
-                    catalogd::all(s, method, uri, headers)
-                },
-            ),
-        )
-        .route(
-            "/catalogs/{catalog}/api/v1/metas",
-            any(
-                |State(s): State<ApiState>, method: Method, uri: Uri, headers: HeaderMap| {
-                    catalogd::metas(s, method, uri, headers)
-                },
-            ),
-        )
-        .route(
-            "/catalogs/{catalog}/api/v1/graph",
-            any(
-                |State(s): State<ApiState>, method: Method, uri: Uri, headers: HeaderMap| {
-                    graph::graph(s, method, uri, headers)
-                },
-            ),
-        )
+        .route("/catalogs/{catalog}/api/v1/all", route(catalogd::all))
+        .route("/catalogs/{catalog}/api/v1/metas", route(catalogd::metas))
+        .route("/catalogs/{catalog}/api/v1/graph", route(graph::graph))
         .route(
             "/catalogs/{catalog}/api/v1/successors",
-            any(
-                |State(s): State<ApiState>, method: Method, uri: Uri, headers: HeaderMap| {
-                    graph::successors(s, method, uri, headers)
-                },
-            ),
+            route(graph::successors),
         )
         .route(
             "/catalogs/{catalog}/api/v1/icons/{package}",
-            any(
-                |State(s): State<ApiState>, method: Method, uri: Uri, headers: HeaderMap| {
-                    icons::icon(s, method, uri, headers)
-                },
-            ),
+            route(icons::icon),
         )
         .fallback(|| async { errors::no_route() })
         .with_state(api)
+}
+
+/// A handler of (state, method, URI, headers) for every method of a route.
+fn route<F, Fut>(handler: F) -> MethodRouter<ApiState>
+where
+    F: Fn(ApiState, Method, Uri, HeaderMap) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Reply> + Send + 'static,
+{
+    any(
+        move |State(state): State<ApiState>, method: Method, uri: Uri, headers: HeaderMap| {
+            handler(state, method, uri, headers)
+        },
+    )
 }

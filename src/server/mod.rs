@@ -180,8 +180,10 @@ fn incoming(
     ReceiverStream::new(rx)
 }
 
-const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(5);
-const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
+/// The first pause after a failed accept; it doubles with each failure in a row.
+pub const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(5);
+/// The longest pause after failed accepts.
+pub const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 async fn accept_loop(
     listener: TcpListener,
@@ -226,7 +228,7 @@ async fn accept_loop(
 }
 
 /// Logs a failed accept; out of descriptors (or memory), frees one by eviction.
-fn accept_failed(error: &std::io::Error, connections: &Connections) {
+pub fn accept_failed(error: &std::io::Error, connections: &Connections) {
     if !out_of_resources(error) {
         tracing::debug!(%error, "accept failed");
         return;
@@ -258,7 +260,7 @@ fn out_of_resources(error: &std::io::Error) -> bool {
 
 /// Nagle off (as Go does: small unary replies are not held back waiting for an
 /// ACK) and TCP keepalive on, so a peer that vanished is found.
-fn configure(stream: &TcpStream, limits: &TransportLimits) {
+pub fn configure(stream: &TcpStream, limits: &TransportLimits) {
     let _ = stream.set_nodelay(true);
     let Some(idle) = limits.keepalive() else {
         return;

@@ -42,6 +42,9 @@ pub struct Segments {
     bounds: Box<[usize]>,
     /// Piece `i`'s CRC-32 and length, combined per answer for its trailer.
     crcs: Box<[(u32, u64)]>,
+    /// The CRC-32 and length of pieces `0..i`: a run of several pieces gets its
+    /// CRC from two of these and one shift, not one combine per piece.
+    prefix: Box<[(u32, u64)]>,
 }
 
 impl Segments {
@@ -71,12 +74,14 @@ impl Segments {
             .iter()
             .map(|p| (crc32fast::hash(p), p.len() as u64))
             .collect();
-        let (crc, len) = combine(&crcs);
+        let prefix = prefixes(&crcs);
+        let (crc, len) = prefix.last().copied().unwrap_or((0, 0));
         buffer.extend_from_slice(&trailer(crc, len));
         Segments {
             buffer: Bytes::from(buffer),
             bounds: bounds.into_boxed_slice(),
             crcs: crcs.into_boxed_slice(),
+            prefix,
         }
     }
 
@@ -90,15 +95,47 @@ impl Segments {
     /// combines the pieces' own).
     pub fn select(&self, chosen: &[u32]) -> Vec<Bytes> {
         let mut parts = vec![self.buffer.slice(..HEADER.len())];
+        let mut picked = Vec::new();
         for (start, end) in runs(chosen) {
             let (from, to) = (self.bounds[start], self.bounds[end]);
             parts.push(self.buffer.slice(from..to));
+            picked.push(self.run_crc(start, end));
         }
-        let picked: Vec<(u32, u64)> = chosen.iter().map(|&i| self.crcs[i as usize]).collect();
         let (crc, len) = combine(&picked);
         parts.push(Bytes::from(trailer(crc, len).to_vec()));
         parts
     }
+}
+
+impl Segments {
+    /// The CRC-32 and length of pieces `start..end` laid end to end. CRC-32 is
+    /// affine: `crc(A‖B) = shift(crc(A), |B|) ^ crc(B)`, so the run's CRC is the
+    /// prefix up to `end` with the prefix up to `start` shifted out.
+    fn run_crc(&self, start: usize, end: usize) -> (u32, u64) {
+        if end - start == 1 {
+            return self.crcs[start];
+        }
+        let (head_crc, head_len) = self.prefix[start];
+        let (whole_crc, whole_len) = self.prefix[end];
+        let len = whole_len - head_len;
+        let mut shifted = crc32fast::Hasher::new_with_initial_len(head_crc, head_len);
+        shifted.combine(&crc32fast::Hasher::new_with_initial_len(0, len));
+        (shifted.finalize() ^ whole_crc, len)
+    }
+}
+
+/// The CRC-32 and length of pieces `0..i`, for `i` in `0..=pieces`.
+fn prefixes(crcs: &[(u32, u64)]) -> Box<[(u32, u64)]> {
+    let mut out = Vec::with_capacity(crcs.len() + 1);
+    let mut whole = crc32fast::Hasher::new();
+    let mut len = 0;
+    out.push((0, 0));
+    for &(crc, n) in crcs {
+        whole.combine(&crc32fast::Hasher::new_with_initial_len(crc, n));
+        len += n;
+        out.push((whole.clone().finalize(), len));
+    }
+    out.into_boxed_slice()
 }
 
 /// The CRC-32 and length of pieces laid end to end, from each one's.

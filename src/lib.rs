@@ -55,6 +55,7 @@ pub mod cache;
 pub mod catalog;
 pub mod cli;
 pub mod deadline;
+pub mod graphql;
 pub mod http;
 pub mod http_view;
 pub mod index;

@@ -6,6 +6,8 @@
 //! [`Publisher`] (one per server) can replace the snapshot.
 
 use crate::catalog::LoadedCatalog;
+use crate::graphql::GraphqlCatalog;
+use crate::graphql::types::SchemaError;
 use crate::http_view::{HttpView, ViewError, whole_seconds};
 use crate::index::Index;
 use crate::index::SnapshotTables;
@@ -35,6 +37,7 @@ pub struct Snapshot {
     /// the previous generation's when the digest did not change.
     pub last_modified: SystemTime,
     http: tokio::sync::OnceCell<Arc<HttpView>>,
+    graphql: tokio::sync::OnceCell<Arc<Result<GraphqlCatalog, SchemaError>>>,
 }
 
 impl Snapshot {
@@ -55,6 +58,21 @@ impl Snapshot {
             .map_err(|e| ViewError::Failed(format!("the HTTP view build failed: {e}")))?
         };
         self.http.get_or_try_init(build).await.cloned()
+    }
+
+    /// The GraphQL schema, derived on a blocking thread the first time a query
+    /// asks for it (from the HTTP view, built first if need be). A catalog
+    /// whose schemas make no GraphQL schema keeps that error for its lifetime.
+    pub async fn graphql(
+        self: &Arc<Self>,
+    ) -> Result<Arc<Result<GraphqlCatalog, SchemaError>>, ViewError> {
+        let view = self.http_view().await?;
+        let build = || async move {
+            tokio::task::spawn_blocking(move || Arc::new(GraphqlCatalog::build(view)))
+                .await
+                .map_err(|e| ViewError::Failed(format!("the GraphQL schema build failed: {e}")))
+        };
+        self.graphql.get_or_try_init(build).await.cloned()
     }
 }
 
@@ -123,6 +141,7 @@ impl Publisher {
             published,
             last_modified,
             http: tokio::sync::OnceCell::new(),
+            graphql: tokio::sync::OnceCell::new(),
         })));
         self.generations.send_replace(generation);
         generation

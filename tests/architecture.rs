@@ -27,6 +27,7 @@ const LAYERS: &[&str] = &[
     "api",
     "index",
     "http_view",
+    "graphql",
     "catalog",
     "snapshot",
     "cache",

@@ -14,6 +14,7 @@
 //! | [`routes`] | paths → handlers; Go's 404 for the rest |
 //! | [`catalogd`] | `/all`, `/metas` → catalogd's answers |
 //! | [`icons`] | `/icons/{package}` → a package's icon, cacheable, never HTML |
+//! | [`graphql`] | `POST /graphql` → catalogd's GraphQL answers ([`crate::graphql`]) |
 //! | [`graph`] | `/graph`, `/successors` → the upgrade graph and OLM v1's successors (ours) |
 //! | [`content`] | a prepared resource + request → 200/206/304/412/416 with the headers |
 //! | [`conditional`] | request headers + validators → Go's precondition verdict |
@@ -32,6 +33,7 @@ pub mod errors;
 pub mod goquery;
 pub mod gotime;
 pub mod graph;
+pub mod graphql;
 pub mod icons;
 pub mod listener;
 pub mod range;

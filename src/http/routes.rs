@@ -7,6 +7,7 @@
 use super::catalogd::{self, ApiState};
 use super::errors::{self, Reply};
 use super::graph;
+use super::graphql;
 use super::icons;
 use axum::Router;
 use axum::extract::State;
@@ -23,6 +24,18 @@ pub fn router(api: ApiState) -> Router {
         .route(
             "/catalogs/{catalog}/api/v1/successors",
             route(graph::successors),
+        )
+        .route(
+            "/catalogs/{catalog}/api/v1/graphql",
+            any(
+                |State(state): State<ApiState>,
+                 method: Method,
+                 uri: Uri,
+                 headers: HeaderMap,
+                 body: axum::body::Body| {
+                    graphql::graphql(state, method, uri, headers, body)
+                },
+            ),
         )
         .route(
             "/catalogs/{catalog}/api/v1/icons/{package}",

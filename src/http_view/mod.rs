@@ -182,6 +182,14 @@ impl HttpView {
         })
     }
 
+    /// Meta `i`'s JSON, without its newline (empty past the end).
+    pub fn meta(&self, i: usize) -> Bytes {
+        match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&start), Some(&end)) => self.jsonl.slice(start..end - 1),
+            _ => Bytes::new(),
+        }
+    }
+
     /// The number of metas.
     pub fn len(&self) -> usize {
         self.offsets.len() - 1

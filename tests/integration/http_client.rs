@@ -172,3 +172,26 @@ pub async fn assert_all_is_operator_registrys(addr: SocketAddr, name: &str, reco
         Some(plain.body.len().to_string().as_str())
     );
 }
+
+/// `POST path` with `body` (and `headers`), `Connection: close`.
+pub async fn post(
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> HttpReply {
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    stream.write_all(head.as_bytes()).await.expect("send");
+    stream.write_all(body).await.expect("send body");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.expect("read");
+    parse(&raw, false)
+}

@@ -17,6 +17,7 @@
 mod cli;
 mod conformance;
 mod graph;
+mod graphql;
 mod harness;
 mod hostile_catalogs;
 mod hostile_clients;

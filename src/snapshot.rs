@@ -37,7 +37,7 @@ pub struct Snapshot {
     /// the previous generation's when the digest did not change.
     pub last_modified: SystemTime,
     http: tokio::sync::OnceCell<Arc<HttpView>>,
-    graphql: tokio::sync::OnceCell<Arc<Result<GraphqlCatalog, SchemaError>>>,
+    graphql: tokio::sync::OnceCell<Result<Arc<GraphqlCatalog>, SchemaError>>,
 }
 
 impl Snapshot {
@@ -65,10 +65,10 @@ impl Snapshot {
     /// whose schemas make no GraphQL schema keeps that error for its lifetime.
     pub async fn graphql(
         self: &Arc<Self>,
-    ) -> Result<Arc<Result<GraphqlCatalog, SchemaError>>, ViewError> {
+    ) -> Result<Result<Arc<GraphqlCatalog>, SchemaError>, ViewError> {
         let view = self.http_view().await?;
         let build = || async move {
-            tokio::task::spawn_blocking(move || Arc::new(GraphqlCatalog::build(view)))
+            tokio::task::spawn_blocking(move || GraphqlCatalog::build(view).map(Arc::new))
                 .await
                 .map_err(|e| ViewError::Failed(format!("the GraphQL schema build failed: {e}")))
         };

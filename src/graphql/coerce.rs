@@ -64,7 +64,8 @@ fn int(value: GoValue<'_>) -> Option<i64> {
         GoValue::Bool(b) => return Some(i64::from(b)),
         GoValue::Float(f) => f,
         GoValue::Str(s) => parse_go_float(&s)?,
-        GoValue::Complex(text) => parse_go_float(&html_escaped(text))?,
+        // JSON text of a list or object never parses as a number.
+        GoValue::Complex(_) => return None,
     };
     if f < f64::from(i32::MIN) || f > f64::from(i32::MAX) || f.is_nan() {
         return None;
@@ -79,7 +80,7 @@ fn float(value: GoValue<'_>) -> Option<f64> {
         GoValue::Bool(b) => Some(if b { 1.0 } else { 0.0 }),
         GoValue::Float(f) => Some(f),
         GoValue::Str(s) => parse_go_float(&s),
-        GoValue::Complex(text) => parse_go_float(&html_escaped(text)),
+        GoValue::Complex(_) => None,
     }
 }
 
@@ -120,8 +121,8 @@ pub fn html_escaped(text: &str) -> String {
 }
 
 /// Go's `%v` of a `float64` (`strconv.FormatFloat(f, 'g', -1, 64)`): the
-/// shortest digits, in exponent form when the exponent is below -4 or 21 and
-/// over… no: from 6 digits of integer part on (`1e+06`).
+/// shortest digits, in exponent form when the decimal exponent is below -4 or
+/// 6 and over (`1e-05`, `1e+06`), else plain (`0.0001`, `123456`).
 pub fn go_float_v(f: f64) -> String {
     if f.is_nan() {
         return "NaN".into();

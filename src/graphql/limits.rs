@@ -6,6 +6,7 @@
 //! counted over every operation, each named fragment walked once per
 //! operation). Before parsing, nesting deeper than [`MAX_NESTING`] is refused
 //! with the depth message, so no query can make the parser recurse without end.
+//! A query that passes comes out parsed ([`Checked`]), so it is parsed once.
 
 use async_graphql::Positioned;
 use async_graphql::parser::types::{
@@ -40,13 +41,21 @@ pub enum Refusal {
     Fields,
 }
 
+/// A query that passed [`check`], with its parsed document.
+pub struct Checked {
+    /// The text.
+    pub query: String,
+    /// Its document (handed to the executor, which would parse it again).
+    pub document: ExecutableDocument,
+}
+
 /// catalogd's `ValidateQueryComplexity`.
-pub fn check(query: &str) -> Result<(), Refusal> {
-    if nesting(query) > MAX_NESTING {
+pub fn check(query: String) -> Result<Checked, Refusal> {
+    if nesting(&query) > MAX_NESTING {
         return Err(Refusal::Depth);
     }
-    let document = async_graphql::parser::parse_query(query)
-        .map_err(|e| Refusal::Parse(super::messages::syntax_error(query, &e)))?;
+    let document = async_graphql::parser::parse_query(&query)
+        .map_err(|e| Refusal::Parse(super::messages::syntax_error(&query, &e)))?;
     let mut walk = Walk {
         document: &document,
         aliases: 0,
@@ -57,7 +66,7 @@ pub fn check(query: &str) -> Result<(), Refusal> {
         walk.visited.clear();
         walk.selection_set(set, 1)?;
     }
-    Ok(())
+    Ok(Checked { query, document })
 }
 
 /// The operations' selection sets in document order.
@@ -165,6 +174,10 @@ fn nesting(query: &str) -> usize {
 mod tests {
     use super::*;
 
+    fn verdict(query: &str) -> Result<(), Refusal> {
+        check(query.to_string()).map(|_| ())
+    }
+
     fn nested(levels: usize) -> String {
         let mut q = String::from("{ olmbundles(limit: 1) ");
         for _ in 1..levels {
@@ -179,31 +192,31 @@ mod tests {
 
     #[test]
     fn catalogds_caps() {
-        assert_eq!(check("{ __typename }"), Ok(()));
-        assert_eq!(check(&nested(9)), Ok(()));
-        assert_eq!(check(&nested(10)), Err(Refusal::Depth));
+        assert_eq!(verdict("{ __typename }"), Ok(()));
+        assert_eq!(verdict(&nested(9)), Ok(()));
+        assert_eq!(verdict(&nested(10)), Err(Refusal::Depth));
         let aliases = |n: usize| {
             let body: Vec<String> = (1..=n).map(|i| format!("a{i}: __typename")).collect();
             format!("{{ {} }}", body.join(" "))
         };
-        assert_eq!(check(&aliases(50)), Ok(()));
-        assert_eq!(check(&aliases(51)), Err(Refusal::Aliases));
+        assert_eq!(verdict(&aliases(50)), Ok(()));
+        assert_eq!(verdict(&aliases(51)), Err(Refusal::Aliases));
         let fields = |n: usize| format!("{{ {} }}", vec!["__typename"; n].join(" "));
-        assert_eq!(check(&fields(500)), Ok(()));
-        assert_eq!(check(&fields(501)), Err(Refusal::Fields));
-        assert!(matches!(check("{ a "), Err(Refusal::Parse(_))));
+        assert_eq!(verdict(&fields(500)), Ok(()));
+        assert_eq!(verdict(&fields(501)), Err(Refusal::Fields));
+        assert!(matches!(verdict("{ a "), Err(Refusal::Parse(_))));
     }
 
     #[test]
     fn fragments_count_once_per_operation_and_cycles_end() {
         let q = "query A { ...F ...F } query B { ...F } fragment F on Query { ...F __typename }";
-        assert_eq!(check(q), Ok(()));
+        assert_eq!(verdict(q), Ok(()));
     }
 
     #[test]
     fn deep_nesting_is_refused_before_parsing() {
         let q = format!("{}{}", "{".repeat(100_000), "}".repeat(100_000));
-        assert_eq!(check(&q), Err(Refusal::Depth));
+        assert_eq!(verdict(&q), Err(Refusal::Depth));
         let in_string = format!("{{ a(x: \"{}\") }}", "{".repeat(1000));
         assert_eq!(nesting(&in_string), 2);
         assert_eq!(nesting("# {{{{{{\n{ a }"), 1);

@@ -33,7 +33,8 @@ fn catalog(objects: Vec<String>) -> GraphqlCatalog {
 
 fn ask(catalog: &GraphqlCatalog, query: &str) -> String {
     let deadline = Instant::now() + QUERY_TIMEOUT;
-    String::from_utf8(catalog.answer(query, deadline)).unwrap()
+    let checked = limits::check(query.to_string()).unwrap();
+    String::from_utf8(catalog.answer(checked, deadline)).unwrap()
 }
 
 #[test]
@@ -59,7 +60,8 @@ fn values_come_out_as_catalogd_writes_them() {
 #[test]
 fn a_query_past_its_deadline_or_budget_answers_one_error() {
     let c = catalog(vec![r#"{"name":"a","schema":"olm.bundle"}"#.into()]);
-    let late = String::from_utf8(c.answer("{ olmbundles { name } }", Instant::now())).unwrap();
+    let checked = limits::check("{ olmbundles { name } }".to_string()).unwrap();
+    let late = String::from_utf8(c.answer(checked, Instant::now())).unwrap();
     assert_eq!(
         late,
         "{\"data\":null,\"errors\":[{\"message\":\"context deadline exceeded\",\"locations\":[]}]}\n"

@@ -312,12 +312,8 @@ fn summary_types() -> [Object; 2] {
             TypeRef::named_list("SchemaSummary"),
             |ctx| {
                 let list = ctx.parent_value.downcast_ref::<Arc<Vec<SchemaSummary>>>();
-                let items = list.map(|list| {
-                    let items: Vec<FieldValue> = (0..list.len())
-                        .map(|i| FieldValue::owned_any((Arc::clone(list), i)))
-                        .collect();
-                    FieldValue::list(items)
-                });
+                let items = list
+                    .map(|list| FieldValue::list(list.iter().map(|s| FieldValue::borrowed_any(s))));
                 FieldFuture::Value(items)
             },
         ))
@@ -330,10 +326,7 @@ fn summary_types() -> [Object; 2] {
             },
         ));
     let one = |ctx: &ResolverContext<'_>, f: fn(&SchemaSummary) -> Value| {
-        let row = ctx
-            .parent_value
-            .downcast_ref::<(Arc<Vec<SchemaSummary>>, usize)>();
-        row.and_then(|(list, i)| list.get(*i).map(f))
+        ctx.parent_value.downcast_ref::<SchemaSummary>().map(f)
     };
     let schema = Object::new("SchemaSummary")
         .field(Field::new(

@@ -58,8 +58,18 @@ pub fn catalog_segment(uri: &Uri) -> String {
 /// catalogd's first checks, in its order: the method (GET or HEAD, else 405),
 /// then the catalog name (400 with Kubernetes' messages). Returns the name.
 pub fn admit(method: &Method, uri: &Uri) -> Result<String, Refusal> {
-    if method != Method::GET && method != Method::HEAD {
-        return Err(Box::new(errors::method_not_allowed("GET, HEAD")));
+    admit_for(method, uri, &[Method::GET, Method::HEAD], "GET, HEAD")
+}
+
+/// [`admit`] for a route taking the methods `allowed` (`allow`, their `Allow`).
+pub fn admit_for(
+    method: &Method,
+    uri: &Uri,
+    allowed: &[Method],
+    allow: &'static str,
+) -> Result<String, Refusal> {
+    if !allowed.contains(method) {
+        return Err(Box::new(errors::method_not_allowed(allow)));
     }
     let segment = catalog_segment(uri);
     match name::check(&segment) {

@@ -17,7 +17,6 @@ use super::errors::{self, Reply};
 use crate::graphql::{self, limits, response};
 use axum::body::Body;
 use bytes::{Bytes, BytesMut};
-use fbc_catalog::catalogd::name;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri, header};
 use http_body_util::BodyExt;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -40,62 +39,45 @@ pub async fn graphql(
     headers: HeaderMap,
     body: Body,
 ) -> Reply {
-    if method != Method::POST {
-        return errors::method_not_allowed("POST");
-    }
-    if let Err(invalid) = name::check(&catalogd::catalog_segment(&uri)) {
-        return errors::text(StatusCode::BAD_REQUEST, &invalid.to_string());
-    }
+    let name = match catalogd::admit_for(&method, &uri, &[Method::POST], "POST") {
+        Ok(name) => name,
+        Err(reply) => return *reply,
+    };
     let started = Instant::now();
+    let accept = headers.get(header::ACCEPT_ENCODING).cloned();
     let query = match read_query(body).await {
         Ok(query) => query,
         Err(message) => return errors::text(StatusCode::BAD_REQUEST, message),
     };
-    if let Err(refusal) = limits::check(&query) {
-        return json(&headers, response::error_only(&refusal.to_string()));
-    }
-    let snapshot = match catalogd::snapshot(&state, &catalogd::catalog_segment(&uri)) {
+    let checked = match limits::check(query) {
+        Ok(checked) => checked,
+        Err(refusal) => return json(accept, response::error_only(&refusal.to_string())),
+    };
+    let snapshot = match catalogd::snapshot(&state, &name) {
         Ok(snapshot) => snapshot,
         Err(reply) => return *reply,
     };
     let catalog = match snapshot.graphql().await {
-        Ok(catalog) => catalog,
+        Ok(Ok(catalog)) => catalog,
+        Ok(Err(error)) => {
+            tracing::error!(%error, "this catalog has no GraphQL schema");
+            let message =
+                format!("500 Internal Server Error: this catalog has no GraphQL schema: {error}");
+            return errors::text(StatusCode::INTERNAL_SERVER_ERROR, &message);
+        }
         Err(error) => return catalogd::view_error(error),
     };
-    if let Err(error) = catalog.as_ref() {
-        tracing::error!(%error, "this catalog has no GraphQL schema");
-        let message =
-            format!("500 Internal Server Error: this catalog has no GraphQL schema: {error}");
-        return errors::text(StatusCode::INTERNAL_SERVER_ERROR, &message);
-    }
     let deadline = started + graphql::QUERY_TIMEOUT;
     let Ok(Ok(_permit)) = tokio::time::timeout_at(deadline.into(), runners().acquire()).await
     else {
-        return json(&headers, response::error_only("context deadline exceeded"));
+        return json(accept, response::error_only("context deadline exceeded"));
     };
-    let gzip = encoding::gzip_quality(
-        headers
-            .get(header::ACCEPT_ENCODING)
-            .map_or(&b""[..], |v| v.as_bytes()),
-    ) > 0.0;
-    let answered = tokio::task::spawn_blocking(move || {
-        let body = match catalog.as_ref() {
-            Ok(catalog) => catalog.answer(&query, deadline),
-            Err(_) => Vec::new(),
-        };
-        let gzipped = (gzip && body.len() as u64 >= encoding::MIN_SIZE)
-            .then(|| crate::http_view::gzip::whole(&body));
-        (body, gzipped)
+    let answered =
+        tokio::task::spawn_blocking(move || json(accept, catalog.answer(checked, deadline))).await;
+    answered.unwrap_or_else(|error| {
+        tracing::error!(%error, "a GraphQL query failed");
+        errors::status(StatusCode::INTERNAL_SERVER_ERROR)
     })
-    .await;
-    match answered {
-        Ok((_, Some(gzipped))) => reply(Bytes::from(gzipped.to_vec()), Encoding::Gzip),
-        Ok((body, None)) => reply(Bytes::from(body), Encoding::Identity),
-        Err(error) => {
-            tracing::error!(%error, "a GraphQL query failed");
-            errors::status(StatusCode::INTERNAL_SERVER_ERROR)
-        }
-    }
 }
 
 /// One query at a time per core.
@@ -105,16 +87,15 @@ fn runners() -> &'static Semaphore {
         .get_or_init(|| Semaphore::new(std::thread::available_parallelism().map_or(1, |n| n.get())))
 }
 
-/// A small answer, encoded now.
-fn json(headers: &HeaderMap, body: Vec<u8>) -> Reply {
-    let accept = headers.get(header::ACCEPT_ENCODING).map(|v| v.as_bytes());
-    match encoding::choose(false, accept, body.len() as u64, false) {
-        Encoding::Gzip => reply(crate::http_view::gzip::whole(&body), Encoding::Gzip),
-        Encoding::Identity => reply(Bytes::from(body), Encoding::Identity),
-    }
-}
-
-fn reply(body: Bytes, encoding: Encoding) -> Reply {
+/// An answer as `application/json`, gzipped as gzhttp decides from the
+/// request's `Accept-Encoding` (blocking for a large answer: call it where
+/// the answer was made).
+fn json(accept: Option<HeaderValue>, body: Vec<u8>) -> Reply {
+    let accept = accept.as_ref().map(HeaderValue::as_bytes);
+    let (body, encoding) = match encoding::choose(false, accept, body.len() as u64, false) {
+        Encoding::Gzip => (crate::http_view::gzip::whole(&body), Encoding::Gzip),
+        Encoding::Identity => (Bytes::from(body), Encoding::Identity),
+    };
     let len = body.len();
     let mut reply = Response::new(PartsBody::new(vec![body]));
     let headers = reply.headers_mut();

@@ -188,17 +188,26 @@ async fn the_rpc_names_its_snapshot_and_uses_real_status_codes() {
     assert_eq!(status.code(), tonic::Code::FailedPrecondition, "{status:?}");
 }
 
-#[test]
-fn explain_names_the_channels_there_are_in_olms_words_and_plain_words() {
-    let (code, out) = resolve_with(
+/// `resolve --explain` of a subscription to example-operator in `channel`,
+/// which must exit with `code`; its JSON answer.
+fn explain_example_operator(channel: &str, code: i32) -> serde_json::Value {
+    let request = format!(
+        r#"{{"catalog": {{"name": "example"}}, "subscriptions": [{{"package": "example-operator", "channel": "{channel}"}}]}}"#
+    );
+    let (status, out) = resolve_with(
         &[
             format!("{}/catalogs/example", env!("CARGO_MANIFEST_DIR")),
             "--explain".into(),
         ],
-        r#"{"catalog": {"name": "example"}, "subscriptions": [{"package": "example-operator", "channel": "gamma"}]}"#,
+        &request,
     );
-    assert_eq!(code, Some(2), "{out}");
-    let reply: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(status, Some(code), "{out}");
+    serde_json::from_str(&out).expect("json")
+}
+
+#[test]
+fn explain_names_the_channels_there_are_in_olms_words_and_plain_words() {
+    let reply = explain_example_operator("gamma", 2);
     let reasons = reply["explanation"]["minimal_unsat_constraints"]
         .as_array()
         .cloned()
@@ -219,15 +228,7 @@ fn explain_names_the_channels_there_are_in_olms_words_and_plain_words() {
 
 #[test]
 fn explain_says_why_each_operator_was_chosen() {
-    let (code, out) = resolve_with(
-        &[
-            format!("{}/catalogs/example", env!("CARGO_MANIFEST_DIR")),
-            "--explain".into(),
-        ],
-        r#"{"catalog": {"name": "example"}, "subscriptions": [{"package": "example-operator", "channel": "stable"}]}"#,
-    );
-    assert_eq!(code, Some(0), "{out}");
-    let reply: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let reply = explain_example_operator("stable", 0);
     let choices = reply["explanation"]["choices"]
         .as_array()
         .cloned()

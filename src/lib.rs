@@ -17,6 +17,7 @@
 //! | module | in → out |
 //! |---|---|
 //! | [`index`] | model → immutable tables with pre-encoded replies |
+//! | [`browser`] | tables → the catalog browser's pages (search, package, SVG graph) |
 //! | [`http_view`] | a snapshot's metas → catalogd's bytes (JSON Lines, gzip, validators), prepared once |
 //! | [`catalog`] | directory → index, in one call with a report |
 //! | [`cache`] | directory + cache dir → index, warm from disk when the digest matches |
@@ -51,6 +52,7 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/registry_descriptor.bin"));
 
 pub mod app;
+pub mod browser;
 pub mod cache;
 pub mod catalog;
 pub mod cli;

@@ -5,6 +5,7 @@
 //! `Arc` of it, so a reload never changes or cuts short a reply in flight. Only the
 //! [`Publisher`] (one per server) can replace the snapshot.
 
+use crate::browser::Browser;
 use crate::catalog::LoadedCatalog;
 use crate::graphql::GraphqlCatalog;
 use crate::graphql::types::SchemaError;
@@ -38,6 +39,7 @@ pub struct Snapshot {
     pub last_modified: SystemTime,
     http: tokio::sync::OnceCell<Arc<HttpView>>,
     graphql: tokio::sync::OnceCell<Result<Arc<GraphqlCatalog>, SchemaError>>,
+    browser: tokio::sync::OnceCell<Arc<Browser>>,
 }
 
 impl Snapshot {
@@ -73,6 +75,24 @@ impl Snapshot {
                 .map_err(|e| ViewError::Failed(format!("the GraphQL schema build failed: {e}")))
         };
         self.graphql.get_or_try_init(build).await.cloned()
+    }
+
+    /// The catalog browser's cards, read on a blocking thread the first time a
+    /// page asks for them.
+    pub async fn browser(self: &Arc<Self>) -> Result<Arc<Browser>, ViewError> {
+        let this = self.clone();
+        let build = || async move {
+            tokio::task::spawn_blocking(move || {
+                let tables = this
+                    .tables
+                    .get()
+                    .map_err(|e| ViewError::Failed(e.to_string()))?;
+                Ok(Arc::new(Browser::build(tables)))
+            })
+            .await
+            .map_err(|e| ViewError::Failed(format!("the browser's cards failed: {e}")))?
+        };
+        self.browser.get_or_try_init(build).await.cloned()
     }
 }
 
@@ -142,6 +162,7 @@ impl Publisher {
             last_modified,
             http: tokio::sync::OnceCell::new(),
             graphql: tokio::sync::OnceCell::new(),
+            browser: tokio::sync::OnceCell::new(),
         })));
         self.generations.send_replace(generation);
         generation

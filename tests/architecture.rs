@@ -28,6 +28,7 @@ const LAYERS: &[&str] = &[
     "index",
     "http_view",
     "graphql",
+    "browser",
     "catalog",
     "snapshot",
     "cache",

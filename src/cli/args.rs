@@ -174,6 +174,11 @@ pub struct ServeArgs {
     /// inactive longest.
     #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..))]
     pub http_max_connections: u32,
+    /// Serve the catalog browser (`/`, `/packages/NAME`) beside the API;
+    /// `--browser=false` leaves only catalogd's routes, where `/` is a 404.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = true,
+          default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub browser: bool,
 }
 
 impl ServeArgs {
@@ -264,6 +269,7 @@ impl ServeArgs {
             HttpConfig {
                 catalog_name: name,
                 limits,
+                browser: self.browser,
             },
         )))
     }

@@ -11,7 +11,7 @@ use super::conditional::{self, Validators, Verdict};
 use super::encoding::{self, Encoding};
 use super::errors::{self, Reply};
 use super::range::{self, ByteRange, RangeError};
-use crate::http_view::{HttpView, Parts};
+use crate::http_view::{HttpView, Parts, gzip};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, header};
 use std::time::UNIX_EPOCH;
@@ -109,6 +109,28 @@ pub fn whole(head: bool, resource: Resource<'_>, encoding: Encoding, body: Parts
         *reply.body_mut() = PartsBody::new(body.parts);
     }
     reply
+}
+
+/// The answer with a body computed for this request (not prepared with the
+/// view): identity, or gzipped now when the client takes it; ranges ignored.
+pub fn computed(
+    method: &Method,
+    headers: &HeaderMap,
+    resource: Resource<'_>,
+    body: Bytes,
+) -> Reply {
+    let head = method == Method::HEAD;
+    let (encoding, body) = match plan(method, headers, resource) {
+        Plan::Reply(reply) => return reply,
+        Plan::Whole(Encoding::Gzip) => (Encoding::Gzip, gzip::whole(&body)),
+        Plan::Whole(_) | Plan::Ranges(_) => (Encoding::Identity, body),
+    };
+    let len = body.len() as u64;
+    let parts = Parts {
+        parts: vec![body],
+        len,
+    };
+    whole(head, resource, encoding, parts)
 }
 
 /// The 206 answer for `ranges` of `body` (the whole identity body).

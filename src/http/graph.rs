@@ -1,7 +1,7 @@
 //! This project's additions beside catalogd's routes: the upgrade graph and the
 //! OLM v1 successor query over HTTP.
 //!
-//! In: `GET /catalogs/{name}/api/v1/graph?package=P[&format=json|dot|mermaid]`
+//! In: `GET /catalogs/{name}/api/v1/graph?package=P[&format=json|dot|mermaid|svg]`
 //! and `GET …/api/v1/successors?package=P[&installed=BUNDLE][&version=V]
 //! [&range=R][&channel=C…][&policy=catalog|self][&explain=true]`. Out: the same
 //! answers as `fbc-registry graph` and `fbc-registry successors -o json` (one
@@ -12,12 +12,10 @@
 //! large to export).
 
 use super::catalogd::{self, ApiState, admit};
-use super::content::{self, Plan, Resource};
-use super::encoding::Encoding;
+use super::content::{self, Resource};
 use super::errors::{self, Refusal, Reply};
 use super::goquery::Query;
 use crate::fbc_v1 as pb;
-use crate::http_view::{Parts, gzip};
 use crate::service::graph::{answer, render};
 use bytes::Bytes;
 use fbc_catalog::graph::export;
@@ -44,7 +42,12 @@ pub async fn graph(state: ApiState, method: Method, uri: Uri, headers: HeaderMap
                 "" | "json" => pb::Format::Json,
                 "dot" => pb::Format::Dot,
                 "mermaid" => pb::Format::Mermaid,
-                other => return Err(bad(&format!("format {other:?}: use json, dot or mermaid"))),
+                "svg" => return svg(tables, &package),
+                other => {
+                    return Err(bad(&format!(
+                        "format {other:?}: use json, dot, mermaid or svg"
+                    )));
+                }
             };
             let indexes = answer::export_packages(tables, &package).map_err(from_status)?;
             let mut graphs = Vec::with_capacity(indexes.len());
@@ -72,6 +75,27 @@ pub async fn graph(state: ApiState, method: Method, uri: Uri, headers: HeaderMap
         },
     )
     .await
+}
+
+/// One package's graph drawn as SVG (the catalog browser's drawing); a
+/// package is required, since a drawing of every package would be unreadable.
+fn svg(tables: &Tables, package: &str) -> Result<Answer, Refusal> {
+    if package.is_empty() {
+        return Err(bad("format svg draws one package: give package="));
+    }
+    answer::export_packages(tables, package).map_err(from_status)?;
+    let graph =
+        export::package_graph(tables, package).map_err(|e| from_status(answer::status(e)))?;
+    let drawing = crate::browser::svg::draw(&graph).map_err(|e| {
+        Box::new(errors::text(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            &e.to_string(),
+        ))
+    })?;
+    Ok(Answer {
+        body: Bytes::from(drawing),
+        content_type: "image/svg+xml",
+    })
 }
 
 /// `GET|HEAD …/api/v1/successors`.
@@ -181,30 +205,7 @@ async fn serve(
         ranges: false,
         typed_412: false,
     };
-    let head = method == Method::HEAD;
-    let identity = Parts {
-        parts: vec![answer.body.clone()],
-        len: answer.body.len() as u64,
-    };
-    match content::plan(&method, &headers, resource) {
-        Plan::Reply(reply) => reply,
-        Plan::Whole(Encoding::Gzip) => {
-            let packed = gzip::whole(&answer.body);
-            let len = packed.len() as u64;
-            content::whole(
-                head,
-                resource,
-                Encoding::Gzip,
-                Parts {
-                    parts: vec![packed],
-                    len,
-                },
-            )
-        }
-        Plan::Whole(_) | Plan::Ranges(_) => {
-            content::whole(head, resource, Encoding::Identity, identity)
-        }
-    }
+    content::computed(&method, &headers, resource, answer.body)
 }
 
 /// A parameter's first value as text (empty when absent).

@@ -13,21 +13,8 @@ use super::catalogd::{ApiState, admit, snapshot};
 use super::conditional::{list_matches, weak_match};
 use super::errors::{self, Reply};
 use super::goquery::Query;
+use crate::browser::{ICON_TYPES, icon_version};
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri, header};
-
-/// Media types served.
-pub const SERVED: &[&str] = &[
-    "image/png",
-    "image/jpeg",
-    "image/gif",
-    "image/webp",
-    "image/svg+xml",
-];
-
-/// The icon's cache key: 16 hex digits of its hash.
-pub fn version(data: &[u8]) -> String {
-    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(data))
-}
 
 /// `GET|HEAD …/api/v1/icons/{package}`.
 pub async fn icon(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) -> Reply {
@@ -47,11 +34,11 @@ pub async fn icon(state: ApiState, method: Method, uri: Uri, headers: HeaderMap)
     let icon = tables
         .package(&package)
         .and_then(|(_, p)| p.icon.as_ref())
-        .filter(|i| SERVED.contains(&i.media_type.to_ascii_lowercase().as_str()));
+        .filter(|i| ICON_TYPES.contains(&i.media_type.to_ascii_lowercase().as_str()));
     let Some(icon) = icon else {
         return errors::status(StatusCode::NOT_FOUND);
     };
-    let version = version(&icon.data);
+    let version = icon_version(&icon.data);
     let etag = format!("\"icon-{version}\"");
     let pinned = Query::parse(uri.query().unwrap_or_default()).get("v") == Some(version.as_bytes());
     let fresh = headers

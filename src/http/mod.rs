@@ -15,6 +15,7 @@
 //! | [`catalogd`] | `/all`, `/metas` → catalogd's answers |
 //! | [`icons`] | `/icons/{package}` → a package's icon, cacheable, never HTML |
 //! | [`graphql`] | `POST /graphql` → catalogd's GraphQL answers ([`crate::graphql`]) |
+//! | [`browser`] | `/`, `/packages/{name}`, `/assets/…` → the catalog browser's pages |
 //! | [`graph`] | `/graph`, `/successors` → the upgrade graph and OLM v1's successors (ours) |
 //! | [`content`] | a prepared resource + request → 200/206/304/412/416 with the headers |
 //! | [`conditional`] | request headers + validators → Go's precondition verdict |
@@ -25,6 +26,7 @@
 //! | [`body`] | prepared parts → bounded frames; calls counted, stalls clocked |
 
 pub mod body;
+pub mod browser;
 pub mod catalogd;
 pub mod conditional;
 pub mod content;
@@ -85,6 +87,8 @@ pub struct HttpConfig {
     pub catalog_name: String,
     /// Client limits.
     pub limits: HttpLimits,
+    /// Serve the catalog browser (`/`, `/packages/…`, `/assets/…`).
+    pub browser: bool,
 }
 
 /// Serves HTTP on `listener` until `shutdown` resolves, then drains (see
@@ -100,7 +104,13 @@ pub async fn serve(
         catalog,
         name: Arc::from(config.catalog_name.as_str()),
     };
-    listener::serve(listener, routes::router(api), config.limits, shutdown).await;
+    listener::serve(
+        listener,
+        routes::router(api, config.browser),
+        config.limits,
+        shutdown,
+    )
+    .await;
     warm.abort();
 }
 
@@ -124,6 +134,9 @@ async fn warm_views(catalog: Catalog) {
                     );
                 }
                 Err(error) => tracing::warn!(%error, "HTTP view not built"),
+            }
+            if let Err(error) = snapshot.browser().await {
+                tracing::warn!(%error, "catalog browser not built");
             }
         }
         if generations.changed().await.is_err() {

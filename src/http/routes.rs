@@ -4,6 +4,7 @@
 //! Paths no route matches get Go's mux answer (`404 page not found`); routes take
 //! every method and answer 405 themselves, as catalogd's do, so the text matches.
 
+use super::browser;
 use super::catalogd::{self, ApiState};
 use super::errors::{self, Reply};
 use super::graph;
@@ -15,9 +16,9 @@ use axum::routing::{MethodRouter, any};
 use http::{HeaderMap, Method, Uri};
 use std::future::Future;
 
-/// Every route of the HTTP server.
-pub fn router(api: ApiState) -> Router {
-    Router::new()
+/// Every route of the HTTP server; the browser's when `browser`.
+pub fn router(api: ApiState, browser: bool) -> Router {
+    let router = Router::new()
         .route("/catalogs/{catalog}/api/v1/all", route(catalogd::all))
         .route("/catalogs/{catalog}/api/v1/metas", route(catalogd::metas))
         .route("/catalogs/{catalog}/api/v1/graph", route(graph::graph))
@@ -41,8 +42,16 @@ pub fn router(api: ApiState) -> Router {
             "/catalogs/{catalog}/api/v1/icons/{package}",
             route(icons::icon),
         )
-        .fallback(|| async { errors::no_route() })
-        .with_state(api)
+        .fallback(|| async { errors::no_route() });
+    let router = if browser {
+        router
+            .route("/", route(browser::home))
+            .route("/packages/{package}", route(browser::package))
+            .route("/assets/{file}", route(browser::asset))
+    } else {
+        router
+    };
+    router.with_state(api)
 }
 
 /// A handler of (state, method, URI, headers) for every method of a route.

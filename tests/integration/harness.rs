@@ -45,6 +45,7 @@ pub fn http_config(dir: &Path, name: &str) -> ServeConfig {
             fbc_registry::http::HttpConfig {
                 catalog_name: name.to_string(),
                 limits: fbc_registry::http::HttpLimits::default(),
+                browser: true,
             },
         )),
         ..test_config(dir)

@@ -3,7 +3,7 @@
 //! `ServeContent` and gzhttp add — validators, 304/412, ranges, gzip, HEAD —
 //! and a reload that switches HTTP and gRPC together.
 
-use crate::harness::{TestServer, copy_dir, edit, fixture, package_names};
+use crate::harness::{TestServer, copy_dir, edit, fixture, http_config, package_names};
 use crate::http_client::{HttpReply, get, request};
 use std::net::SocketAddr;
 
@@ -12,8 +12,14 @@ const PACKAGE: &str =
     r#"{"defaultChannel":"preview_test","name":"webhook-operator-test","schema":"olm.package"}"#;
 const CHANNEL: &str = r#"{"entries":[{"name":"bundle.v0.0.1"}],"name":"preview_test","package":"webhook-operator-test","schema":"olm.channel"}"#;
 
+/// catalogd's test catalog, served with the browser off: `/` is then a 404, as
+/// catalogd answers it.
 async fn catalogd_server() -> TestServer {
-    TestServer::start_http(&fixture("catalogd-test-catalog"), "test-catalog").await
+    let mut config = http_config(&fixture("catalogd-test-catalog"), "test-catalog");
+    if let Some((_, http)) = &mut config.http {
+        http.browser = false;
+    }
+    TestServer::start_config(config).await
 }
 
 async fn example_server() -> TestServer {

@@ -10,10 +10,12 @@
 //! - `cli`: the real binary: errors printed once, `--debug`, JSON diagnostics;
 //! - `http`: catalogd's HTTP API: catalogd's own pinned cases, validators,
 //!   ranges, gzip, HEAD, and a reload switching HTTP with gRPC;
+//! - `browser_http`: the catalog browser's pages and assets over HTTP;
 //! - `http_limits`: the HTTP server against hostile clients;
 //! - `hostile_clients`: unread streams, idle and silent connections, huge requests,
 //!   shutdown with a stalled stream, the fd limit.
 
+mod browser_http;
 mod cli;
 mod conformance;
 mod graph;

@@ -398,11 +398,7 @@ pub struct PackageParts {
 impl PackageParts {
     /// The parts of `package`.
     pub fn new(package: &Package) -> Result<PackageParts, String> {
-        let description = if package.description.is_empty() {
-            Bytes::new()
-        } else {
-            description_field(&package.description).into()
-        };
+        let description = Self::description(package);
         let icon: Vec<Icon> = package
             .icon
             .iter()
@@ -417,6 +413,23 @@ impl PackageParts {
             format!(",\"icon\":{}", json(&icon)?).into()
         };
         Ok(PackageParts { description, icon })
+    }
+
+    /// The parts of `package` without its icon: for readers of the CSV's text
+    /// (the catalog browser), which would otherwise base64-encode every icon.
+    pub fn without_icon(package: &Package) -> PackageParts {
+        PackageParts {
+            description: Self::description(package),
+            icon: Bytes::new(),
+        }
+    }
+
+    fn description(package: &Package) -> Bytes {
+        if package.description.is_empty() {
+            Bytes::new()
+        } else {
+            description_field(&package.description).into()
+        }
     }
 }
 

@@ -1,0 +1,128 @@
+//! The search page at `/`.
+//!
+//! In: the snapshot's cards, the catalog's name, the `q` of the request. Out: the
+//! page listing every package, those not matching `q` hidden — so a search works
+//! without script, and with it the page's script filters as you type by the
+//! same rule ([`super::matches`]).
+
+use super::html::{document, encode, escape};
+use super::{Browser, Card, matches};
+use std::fmt::Write;
+
+/// The search page for `query`.
+pub fn render(browser: &Browser, catalog: &str, query: &str) -> String {
+    let shown = browser
+        .cards
+        .iter()
+        .filter(|c| matches(&c.search, query))
+        .count();
+    let total = browser.cards.len();
+    let mut main = String::with_capacity(600 * total + 1024);
+    let _ = write!(
+        main,
+        concat!(
+            "<form class=\"search\" method=\"get\" action=\"/\" role=\"search\">",
+            "<input id=\"q\" name=\"q\" type=\"search\" value=\"{query}\" autocomplete=\"off\" ",
+            "placeholder=\"Search {total} packages by name, provider, keyword or API kind\" ",
+            "aria-label=\"Search packages\">",
+            "<output id=\"count\" data-total=\"{total}\">{count}</output></form>\n",
+            "<ul id=\"packages\" class=\"cards\">\n"
+        ),
+        query = escape(query),
+        total = total,
+        count = count_text(shown, total),
+    );
+    for card in &browser.cards {
+        write_card(&mut main, card, catalog, matches(&card.search, query));
+    }
+    let _ = write!(
+        main,
+        "</ul>\n<p id=\"none\" class=\"empty\"{}>No package matches.</p>\n",
+        if shown == 0 { "" } else { " hidden" }
+    );
+    document(&format!("{catalog} · catalog"), catalog, &main)
+}
+
+/// "12 packages", or "3 of 12 packages" while a search hides some.
+fn count_text(shown: usize, total: usize) -> String {
+    let noun = if total == 1 { "package" } else { "packages" };
+    if shown == total {
+        format!("{total} {noun}")
+    } else {
+        format!("{shown} of {total} {noun}")
+    }
+}
+
+fn write_card(out: &mut String, card: &Card, catalog: &str, shown: bool) {
+    let listing = &card.listing;
+    let title = if listing.display_name.is_empty() {
+        &card.name
+    } else {
+        &listing.display_name
+    };
+    let _ = write!(
+        out,
+        "<li class=\"card\" data-search=\"{}\"{}><a class=\"title\" href=\"/packages/{}\">{}<span class=\"display\">{}</span><span class=\"name\">{}</span></a>",
+        escape(&card.search),
+        if shown { "" } else { " hidden" },
+        encode(&card.name),
+        icon(card, catalog),
+        escape(title),
+        escape(&card.name),
+    );
+    if !listing.provider.is_empty() {
+        let _ = write!(
+            out,
+            "<p class=\"provider\">by {}</p>",
+            escape(&listing.provider)
+        );
+    }
+    if !listing.summary.is_empty() {
+        let _ = write!(out, "<p class=\"summary\">{}</p>", escape(&listing.summary));
+    }
+    out.push_str("<p class=\"tags\">");
+    if card.deprecated.is_some() {
+        out.push_str("<span class=\"tag deprecated\">deprecated</span>");
+    }
+    if !card.head_version.is_empty() {
+        let _ = write!(
+            out,
+            "<span class=\"tag version\">{} · {}</span>",
+            escape(&card.default_channel),
+            escape(&card.head_version)
+        );
+    }
+    if !listing.capability.is_empty() {
+        let _ = write!(
+            out,
+            "<span class=\"tag capability\">{}</span>",
+            escape(&listing.capability)
+        );
+    }
+    for category in &listing.categories {
+        let _ = write!(out, "<span class=\"tag\">{}</span>", escape(category));
+    }
+    out.push_str("</p></li>\n");
+}
+
+/// The package's icon, loaded lazily from the icon route, or its initial.
+pub fn icon(card: &Card, catalog: &str) -> String {
+    match &card.icon {
+        Some(version) => format!(
+            "<img class=\"icon\" src=\"/catalogs/{}/api/v1/icons/{}?v={version}\" alt=\"\" width=\"48\" height=\"48\" loading=\"lazy\">",
+            encode(catalog),
+            encode(&card.name),
+        ),
+        None => format!(
+            "<span class=\"icon blank\" aria-hidden=\"true\">{}</span>",
+            escape(
+                &card
+                    .name
+                    .chars()
+                    .next()
+                    .map(|c| c.to_uppercase().to_string())
+                    .unwrap_or_default()
+            )
+        ),
+    }
+}

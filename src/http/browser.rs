@@ -1,0 +1,154 @@
+//! The catalog browser's routes: `/`, `/packages/{name}` and `/assets/{file}`.
+//!
+//! In: GET or HEAD on those paths (`?q=` on `/`). Out: the pages of
+//! [`crate::browser`] for the snapshot current when the request arrived, as
+//! `text/html` under a Content-Security-Policy that allows script, style and
+//! fetches from this server only, images from it or `data:`, no frames, no
+//! `<base>`, forms only to itself; with the snapshot's ETag (a reload changes
+//! it), gzip when taken, and the assets cached for a year under their hashed
+//! names. Every other path stays Go's 404, so there is no directory listing.
+
+use super::catalogd::{self, ApiState};
+use super::content::{self, Resource};
+use super::errors::{self, Reply};
+use super::goquery::Query;
+use crate::browser::{Browser, assets, home, page};
+use crate::http_view::HttpView;
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri, header};
+use std::sync::Arc;
+
+/// The pages' policy. `style-src 'self'` also forbids `style` attributes, so
+/// no markup a catalog smuggles past the sanitiser can style the page.
+pub const PAGE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// `GET|HEAD /`: the search page.
+pub async fn home(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) -> Reply {
+    let query = Query::parse(uri.query().unwrap_or_default())
+        .get("q")
+        .map(|q| String::from_utf8_lossy(q).into_owned())
+        .unwrap_or_default();
+    serve(state, method, headers, move |browser, _, name| {
+        Some(home::render(browser, name, &query))
+    })
+    .await
+}
+
+/// `GET|HEAD /packages/{name}`: a package's page.
+pub async fn package(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) -> Reply {
+    let Some(wanted) = uri
+        .path()
+        .strip_prefix("/packages/")
+        .and_then(percent_decode)
+    else {
+        return errors::status(StatusCode::NOT_FOUND);
+    };
+    serve(state, method, headers, move |browser, tables, name| {
+        let index = browser
+            .cards
+            .binary_search_by(|c| c.name.as_str().cmp(&wanted))
+            .ok()?;
+        page::render(tables, &browser.cards[index], name)
+    })
+    .await
+}
+
+/// `GET|HEAD /assets/{file}`: the stylesheet or the script.
+pub async fn asset(_: ApiState, method: Method, uri: Uri, _: HeaderMap) -> Reply {
+    if method != Method::GET && method != Method::HEAD {
+        return errors::method_not_allowed("GET, HEAD");
+    }
+    let Some(asset) = assets::find(uri.path()) else {
+        return errors::no_route();
+    };
+    let mut reply = Response::new(super::body::PartsBody::empty());
+    let h = reply.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(asset.content_type),
+    );
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(asset.body.len()));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=31536000, immutable"),
+    );
+    if method == Method::GET {
+        *reply.body_mut() = super::body::PartsBody::new(vec![Bytes::from_static(asset.body)]);
+    }
+    reply
+}
+
+/// The checks the pages share, then `render` on the blocking pool; `None` from
+/// it is a 404.
+async fn serve(
+    state: ApiState,
+    method: Method,
+    headers: HeaderMap,
+    render: impl FnOnce(&Browser, &fbc_catalog::tables::Tables, &str) -> Option<String> + Send + 'static,
+) -> Reply {
+    if method != Method::GET && method != Method::HEAD {
+        return errors::method_not_allowed("GET, HEAD");
+    }
+    let snapshot = match catalogd::snapshot(&state, &state.name) {
+        Ok(snapshot) => snapshot,
+        Err(reply) => return *reply,
+    };
+    let (view, browser) = match (catalogd::view(&snapshot).await, snapshot.browser().await) {
+        (Ok(view), Ok(browser)) => (view, browser),
+        (Err(reply), _) => return *reply,
+        (_, Err(error)) => return catalogd::view_error(error),
+    };
+    let name = state.name.clone();
+    let rendered = tokio::task::spawn_blocking(move || {
+        let tables = snapshot.tables.get().ok()?;
+        render(&browser, tables, &name)
+    })
+    .await;
+    match rendered {
+        Ok(Some(html)) => page_reply(&method, &headers, &view, html),
+        Ok(None) => errors::status(StatusCode::NOT_FOUND),
+        Err(e) => errors::text(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("the page failed: {e}"),
+        ),
+    }
+}
+
+fn page_reply(method: &Method, headers: &HeaderMap, view: &Arc<HttpView>, html: String) -> Reply {
+    let resource = Resource {
+        view,
+        content_type: "text/html; charset=utf-8",
+        size: html.len() as u64,
+        ranges: false,
+        typed_412: false,
+    };
+    let mut reply = content::computed(method, headers, resource, Bytes::from(html));
+    reply.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(PAGE_POLICY),
+    );
+    reply
+}
+
+/// A percent-encoded path segment as text; `None` when it is not UTF-8 or
+/// holds a `/` (a package name never does).
+fn percent_decode(segment: &str) -> Option<String> {
+    let text = percent_encoding::percent_decode_str(segment)
+        .decode_utf8()
+        .ok()?;
+    (!text.contains('/')).then(|| text.into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent_decode;
+
+    #[test]
+    fn decodes_path_segments() {
+        assert_eq!(percent_decode("a%2Db.c").as_deref(), Some("a-b.c"));
+        assert_eq!(percent_decode("%C3%A9").as_deref(), Some("é"));
+        assert_eq!(percent_decode("a%2Fb"), None);
+        assert_eq!(percent_decode("a/b"), None);
+        assert_eq!(percent_decode("%FF"), None);
+    }
+}

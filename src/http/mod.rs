@@ -135,8 +135,15 @@ async fn warm_views(catalog: Catalog) {
                 }
                 Err(error) => tracing::warn!(%error, "HTTP view not built"),
             }
-            if let Err(error) = snapshot.browser().await {
-                tracing::warn!(%error, "catalog browser not built");
+            let started = std::time::Instant::now();
+            match snapshot.browser().await {
+                Ok(browser) => tracing::info!(
+                    generation = snapshot.generation,
+                    packages = browser.cards.len(),
+                    build_ms = started.elapsed().as_millis() as u64,
+                    "catalog browser ready"
+                ),
+                Err(error) => tracing::warn!(%error, "catalog browser not built"),
             }
         }
         if generations.changed().await.is_err() {

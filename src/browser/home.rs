@@ -3,11 +3,17 @@
 //! In: the snapshot's cards, the catalog's name, the `q` of the request. Out: the
 //! page listing every package, those not matching `q` hidden — so a search works
 //! without script, and with it the page's script filters as you type by the
-//! same rule ([`super::matches`]).
+//! same rule ([`super::matches`]). Over [`MAX_CARDS`] packages the page holds
+//! only matching cards and the search goes back to the server.
 
 use super::html::{document, encode, escape};
 use super::{Browser, Card, matches};
 use std::fmt::Write;
+
+/// Most cards one page holds. A catalog with more (none real comes close: the
+/// largest has about a thousand packages) gets the matching cards only, up to
+/// this many, and searches go to the server.
+pub const MAX_CARDS: usize = 3_000;
 
 /// The search page for `query`.
 pub fn render(browser: &Browser, catalog: &str, query: &str) -> String {
@@ -26,20 +32,41 @@ pub fn render(browser: &Browser, catalog: &str, query: &str) -> String {
             "placeholder=\"Search {total} packages by name, provider, keyword or API kind\" ",
             "aria-label=\"Search packages\">",
             "<output id=\"count\" data-total=\"{total}\">{count}</output></form>\n",
-            "<ul id=\"packages\" class=\"cards\">\n"
+            "<ul id=\"packages\" class=\"cards\"{partial}>\n"
         ),
         query = escape(query),
         total = total,
         count = count_text(shown, total),
+        partial = if total > MAX_CARDS {
+            " data-partial=\"true\""
+        } else {
+            ""
+        },
     );
+    let partial = total > MAX_CARDS;
+    let mut written = 0;
     for card in &browser.cards {
-        write_card(&mut main, card, catalog, matches(&card.search, query));
+        let hit = matches(&card.search, query);
+        if partial && !hit {
+            continue;
+        }
+        if written == MAX_CARDS {
+            break;
+        }
+        write_card(&mut main, card, catalog, hit);
+        written += 1;
     }
     let _ = write!(
         main,
         "</ul>\n<p id=\"none\" class=\"empty\"{}>No package matches.</p>\n",
         if shown == 0 { "" } else { " hidden" }
     );
+    if partial {
+        let _ = write!(
+            main,
+            "<p id=\"partial\" class=\"hint\">This catalog has {total} packages; the list holds the first {written} that match. Search to narrow it.</p>\n"
+        );
+    }
     document(&format!("{catalog} · catalog"), catalog, &main)
 }
 

@@ -135,3 +135,34 @@ fn a_package_without_a_csv_falls_back_to_its_description() {
     assert!(html.contains("<em>Markdown</em>"), "{html}");
     assert!(html.contains("class=\"icon blank\""));
 }
+
+#[test]
+fn a_huge_catalog_gets_a_bounded_page() {
+    let template = Browser::build(&tables()).cards[1].clone();
+    let cards = (0..home::MAX_CARDS + 10)
+        .map(|i| Card {
+            name: format!("p{i:05}"),
+            search: if i % 2 == 0 {
+                "even".into()
+            } else {
+                "odd".into()
+            },
+            ..template.clone()
+        })
+        .collect();
+    let browser = Browser { cards };
+    let all = home::render(&browser, "catalog", "");
+    assert_eq!(all.matches("<li class=\"card\"").count(), home::MAX_CARDS);
+    assert!(all.contains("data-partial=\"true\""));
+    assert!(all.contains(&format!("has {} packages", home::MAX_CARDS + 10)));
+    let odd = home::render(&browser, "catalog", "odd");
+    assert_eq!(
+        odd.matches("<li class=\"card\"").count(),
+        (home::MAX_CARDS + 10) / 2
+    );
+    assert_eq!(
+        odd.matches(" hidden>").count(),
+        1,
+        "only matches are written (and the note hidden)"
+    );
+}

@@ -99,6 +99,7 @@ async fn serve(
         (_, Err(error)) => return catalogd::view_error(error),
     };
     let name = state.name.clone();
+    let _turn = super::workers::turn().await;
     let rendered = tokio::task::spawn_blocking(move || {
         let tables = snapshot.tables.get().ok()?;
         render(&browser, tables, &name)

@@ -178,6 +178,7 @@ async fn serve(
         Err(reply) => return *reply,
     };
     let for_answer = snapshot.clone();
+    let _turn = super::workers::turn().await;
     let computed = tokio::task::spawn_blocking(move || {
         let tables = for_answer.tables.get().map_err(|e| {
             Box::new(errors::text(

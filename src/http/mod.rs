@@ -22,6 +22,7 @@
 //! | [`range`] | `Range` → byte ranges, multipart bodies |
 //! | [`encoding`] | `Accept-Encoding` → gzip or identity, as gzhttp decides |
 //! | [`gotime`], [`goquery`] | header dates, query strings → as Go reads them |
+//! | [`workers`] | computed answers → at most one per core at a time |
 //! | [`errors`] | status + message → Go's `http.Error` answer |
 //! | [`body`] | prepared parts → bounded frames; calls counted, stalls clocked |
 
@@ -40,6 +41,7 @@ pub mod icons;
 pub mod listener;
 pub mod range;
 pub mod routes;
+pub mod workers;
 
 use crate::snapshot::Catalog;
 use std::future::Future;

@@ -15,8 +15,10 @@
   }
 
   // The search page: the same rule as the server's (every term in the card's text).
+  // Over the server's card limit the list is partial: searches go to the server.
   const query = document.getElementById('q');
-  if (query) {
+  const list = document.getElementById('packages');
+  if (query && list && !list.dataset.partial) {
     const cards = Array.from(document.querySelectorAll('#packages > li'));
     const count = document.getElementById('count');
     const none = document.getElementById('none');

@@ -62,9 +62,9 @@ pub fn render(browser: &Browser, catalog: &str, query: &str) -> String {
         if shown == 0 { "" } else { " hidden" }
     );
     if partial {
-        let _ = write!(
+        let _ = writeln!(
             main,
-            "<p id=\"partial\" class=\"hint\">This catalog has {total} packages; the list holds the first {written} that match. Search to narrow it.</p>\n"
+            "<p id=\"partial\" class=\"hint\">This catalog has {total} packages; the list holds the first {written} that match. Search to narrow it.</p>"
         );
     }
     document(&format!("{catalog} · catalog"), catalog, &main)

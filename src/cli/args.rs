@@ -48,6 +48,18 @@ pub enum Command {
     Lint(crate::cli::graph::args::LintArgs),
     /// OLM v0 dependency resolution: what OLM would install for these subscriptions.
     Resolve(crate::cli::resolve::ResolveArgs),
+    /// A gRPC health check with grpc_health_probe's flags and exit codes (`-addr=:50051`);
+    /// the binary also answers to the name `grpc_health_probe`.
+    Probe(ProbeArgs),
+}
+
+/// `probe`'s arguments, in grpc_health_probe's syntax (`-addr=HOST:PORT`, `-h` for the list).
+#[derive(Clone, Debug, clap::Args)]
+#[command(disable_help_flag = true)]
+pub struct ProbeArgs {
+    /// grpc_health_probe's flags, read as Go's flag package reads them.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub args: Vec<String>,
 }
 
 /// Output format of `validate`.

@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod graph;
+pub mod probe;
 pub mod resolve;
 
 pub use args::{
@@ -20,9 +21,21 @@ use fbc_catalog::diagnostic::Diagnostic;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Parses `std::env::args` and runs the command.
+/// Parses `std::env::args` and runs the command; called as `grpc_health_probe`
+/// (a link to this binary), runs [`probe`] with the arguments.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args
+        .first()
+        .is_some_and(|argv0| probe::called_as_probe(argv0))
+    {
+        let rest: Vec<String> = args[1..]
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        return probe::main(&rest);
+    }
+    let cli = Cli::parse_from(args);
     match cli.command {
         Command::Validate(args) => validate(&args),
         Command::Serve(args) => serve(&args),
@@ -32,6 +45,7 @@ pub fn main() -> ExitCode {
         Command::Graph(args) => graph::graph(&args),
         Command::Lint(args) => graph::lint(&args),
         Command::Resolve(args) => resolve::run(&args),
+        Command::Probe(args) => probe::main(&args.args),
     }
 }
 

@@ -1,0 +1,215 @@
+//! `fbc-registry probe` and the binary called as `grpc_health_probe`: the
+//! Kubernetes exec probe OLM's CatalogSource pods run, with no Go binary in the
+//! image.
+//!
+//! In: grpc_health_probe's flags ([`flags`]). Out: its messages on stderr and its
+//! exit codes: 0 SERVING, 1 bad arguments, 2 no connection within
+//! `-connect-timeout`, 3 the Check RPC failed (or timed out), 4 the answer was
+//! not SERVING. One difference, on purpose: grpc_health_probe exits 2 (Go's
+//! `flag` package) for a flag its parser rejects, which reads as a connection
+//! failure; here every argument error exits 1.
+
+pub mod flags;
+
+use flags::{Parsed, ProbeOptions};
+use std::process::ExitCode;
+use std::time::Instant;
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+
+/// Exit codes, grpc_health_probe's.
+pub mod status {
+    /// Bad arguments.
+    pub const INVALID_ARGUMENTS: u8 = 1;
+    /// No connection.
+    pub const CONNECTION_FAILURE: u8 = 2;
+    /// The Check RPC failed.
+    pub const RPC_FAILURE: u8 = 3;
+    /// The answer was not SERVING.
+    pub const UNHEALTHY: u8 = 4;
+}
+
+/// Whether this process was started under grpc_health_probe's name.
+pub fn called_as_probe(argv0: &std::ffi::OsStr) -> bool {
+    std::path::Path::new(argv0)
+        .file_name()
+        .is_some_and(|name| name == "grpc_health_probe")
+}
+
+/// Runs the probe with `args` (without the program name).
+pub fn main(args: &[String]) -> ExitCode {
+    let options = match flags::parse(args) {
+        Ok(Parsed::Probe(options)) => options,
+        Ok(Parsed::Help) => {
+            eprint!("{}", flags::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Ok(Parsed::Version) => {
+            eprintln!("fbc-registry probe {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(status::INVALID_ARGUMENTS);
+        }
+    };
+    if options.tls.is_some() {
+        eprintln!("error: -tls is not supported by this build yet (plaintext only)");
+        return ExitCode::from(status::INVALID_ARGUMENTS);
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: failed to start: {e}");
+            return ExitCode::from(status::CONNECTION_FAILURE);
+        }
+    };
+    match runtime.block_on(probe(&options)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((code, message)) => {
+            eprintln!("{message}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+/// Connects, checks, and says so; `Err` is an exit code and its message.
+async fn probe(options: &ProbeOptions) -> Result<(), (u8, String)> {
+    let verbose = |line: String| {
+        if options.verbose {
+            eprintln!("{line}");
+        }
+    };
+    verbose(format!(
+        "parsed options:\n> addr={} conn_timeout={:?} rpc_timeout={:?}\n> tls=false",
+        options.addr, options.connect_timeout, options.rpc_timeout
+    ));
+    let connect_failed = |e: String| {
+        (
+            status::CONNECTION_FAILURE,
+            format!(
+                "error: failed to connect service at {:?}: {e}",
+                options.addr
+            ),
+        )
+    };
+    let endpoint =
+        tonic::transport::Endpoint::from_shared(format!("http://{}", target(&options.addr)))
+            .map_err(|e| connect_failed(e.to_string()))?
+            .user_agent(options.user_agent.clone())
+            .map_err(|e| connect_failed(e.to_string()))?
+            .connect_timeout(options.connect_timeout);
+    verbose("establishing connection".into());
+    let started = Instant::now();
+    let channel = match tokio::time::timeout(options.connect_timeout, endpoint.connect()).await {
+        Ok(Ok(channel)) => channel,
+        Ok(Err(e)) if !is_timeout(&e) => return Err(connect_failed(source_chain(&e))),
+        _ => {
+            return Err((
+                status::CONNECTION_FAILURE,
+                format!(
+                    "timeout: failed to connect service {:?} within {:?}",
+                    options.addr, options.connect_timeout
+                ),
+            ));
+        }
+    };
+    let connected = started.elapsed();
+    verbose(format!("connection established (took {connected:?})"));
+    let mut request = tonic::Request::new(HealthCheckRequest {
+        service: options.service.clone(),
+    });
+    request.set_timeout(options.rpc_timeout);
+    for (key, value) in &options.headers {
+        let (Ok(key), Ok(value)) = (
+            key.parse::<tonic::metadata::MetadataKey<tonic::metadata::Ascii>>(),
+            value.parse(),
+        ) else {
+            return Err((
+                status::INVALID_ARGUMENTS,
+                format!("error: -rpc-header {key}: not a valid header"),
+            ));
+        };
+        request.metadata_mut().insert(key, value);
+    }
+    let rpc_started = Instant::now();
+    let timed_out = || {
+        (
+            status::RPC_FAILURE,
+            format!(
+                "timeout: health rpc did not complete within {:?}",
+                options.rpc_timeout
+            ),
+        )
+    };
+    let answer = tokio::time::timeout(
+        options.rpc_timeout,
+        HealthClient::new(channel).check(request),
+    )
+    .await
+    .map_err(|_| timed_out())?;
+    let answer = match answer {
+        Ok(answer) => answer.into_inner(),
+        Err(s) if s.code() == tonic::Code::Unimplemented => {
+            return Err((
+                status::RPC_FAILURE,
+                "error: this server does not implement the grpc health protocol (grpc.health.v1.Health)".into(),
+            ));
+        }
+        Err(s) if s.code() == tonic::Code::DeadlineExceeded => return Err(timed_out()),
+        Err(s) => {
+            return Err((
+                status::RPC_FAILURE,
+                format!(
+                    "error: health rpc failed: rpc error: code = {:?} desc = {}",
+                    s.code(),
+                    s.message()
+                ),
+            ));
+        }
+    };
+    let serving = ServingStatus::try_from(answer.status).unwrap_or(ServingStatus::Unknown);
+    if serving != ServingStatus::Serving {
+        return Err((
+            status::UNHEALTHY,
+            format!(
+                "service unhealthy (responded with {:?})",
+                serving.as_str_name()
+            ),
+        ));
+    }
+    verbose(format!(
+        "time elapsed: connect={connected:?} rpc={:?}",
+        rpc_started.elapsed()
+    ));
+    eprintln!("status: {}", serving.as_str_name());
+    Ok(())
+}
+
+/// `:port` is this host, as Go dials it.
+fn target(addr: &str) -> String {
+    match addr.strip_prefix(':') {
+        Some(port) => format!("localhost:{port}"),
+        None => addr.to_string(),
+    }
+}
+
+fn is_timeout(error: &tonic::transport::Error) -> bool {
+    source_chain(error).contains("timed out")
+}
+
+/// An error and its sources, as one line.
+fn source_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

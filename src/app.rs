@@ -147,13 +147,22 @@ pub struct ServerHandle {
     /// The reload task: trigger a reload, read its counters.
     pub reload: ReloadHandle,
     stop: watch::Sender<bool>,
+    shutdown_delay: std::time::Duration,
     task: tokio::task::JoinHandle<Result<(), String>>,
 }
 
 impl ServerHandle {
-    /// Stops accepting, lets calls in flight finish (within the shutdown grace), and
-    /// waits for the server to end.
+    /// Shuts down gracefully: health answers NOT_SERVING at once while every
+    /// call is still served for the shutdown delay; then the listeners stop
+    /// accepting, calls in flight get the shutdown grace, and this waits for the
+    /// server to end.
     pub async fn shutdown(mut self) -> Result<(), String> {
+        self.catalog.start_draining();
+        tracing::info!(
+            delay_ms = self.shutdown_delay.as_millis() as u64,
+            "health NOT_SERVING; still serving for the shutdown delay"
+        );
+        tokio::time::sleep(self.shutdown_delay).await;
         let _ = self.stop.send(true);
         self.join().await
     }
@@ -213,6 +222,7 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
         );
     }
     let limits = crate::server::limits::fit_fd_limit(config.transport.clone());
+    let shutdown_delay = limits.shutdown_delay;
     let (stop, stopped) = watch::channel(false);
     let stop_signal = |mut stopped: watch::Receiver<bool>| async move {
         let _ = stopped.wait_for(|s| *s).await;
@@ -237,6 +247,7 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
         catalog,
         reload,
         stop,
+        shutdown_delay,
         task,
     })
 }

@@ -101,6 +101,7 @@ impl Snapshot {
 pub struct Catalog {
     current: Arc<ArcSwapOption<Snapshot>>,
     generations: watch::Receiver<u64>,
+    draining: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Catalog {
@@ -112,6 +113,18 @@ impl Catalog {
     /// A receiver that sees every new generation number.
     pub fn generations(&self) -> watch::Receiver<u64> {
         self.generations.clone()
+    }
+
+    /// Marks the server as shutting down: health answers NOT_SERVING from now
+    /// on, while calls are still served (see `app::ServerHandle::shutdown`).
+    pub fn start_draining(&self) {
+        self.draining
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether the server is shutting down.
+    pub fn draining(&self) -> bool {
+        self.draining.load(std::sync::atomic::Ordering::Acquire)
     }
 }
 
@@ -137,6 +150,7 @@ impl Publisher {
             Catalog {
                 current,
                 generations: rx,
+                draining: Arc::default(),
             },
         )
     }

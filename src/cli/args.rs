@@ -339,6 +339,11 @@ pub struct TransportArgs {
     /// On SIGTERM/SIGINT, time given to calls in flight before every connection is closed.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     pub shutdown_grace: Duration,
+    /// On SIGTERM/SIGINT, time during which health answers NOT_SERVING while every
+    /// call is still served, before the listeners close (so readiness probes and load
+    /// balancers move clients away first).
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    pub shutdown_delay: Duration,
 }
 
 impl TransportArgs {
@@ -355,6 +360,7 @@ impl TransportArgs {
             max_inflight_calls: self.max_inflight_calls as usize,
             max_buffered_reply_bytes: (self.max_buffered_reply_mib as usize) << 20,
             shutdown_grace: self.shutdown_grace,
+            shutdown_delay: self.shutdown_delay,
         }
     }
 }

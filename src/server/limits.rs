@@ -125,6 +125,9 @@ pub struct TransportLimits {
     /// After SIGTERM/SIGINT, how long calls in flight may take before every
     /// remaining connection is closed.
     pub shutdown_grace: Duration,
+    /// After SIGTERM/SIGINT, how long health answers NOT_SERVING while
+    /// everything is still served, before the listeners close (0: close at once).
+    pub shutdown_delay: Duration,
 }
 
 impl Default for TransportLimits {
@@ -140,6 +143,7 @@ impl Default for TransportLimits {
             max_inflight_calls: 512,
             max_buffered_reply_bytes: 64 << 20,
             shutdown_grace: Duration::from_secs(10),
+            shutdown_delay: Duration::ZERO,
         }
     }
 }

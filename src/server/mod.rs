@@ -89,7 +89,7 @@ pub async fn serve(
     let (stopping_tx, stopping_rx) = oneshot::channel::<()>();
     let signal = async move {
         shutdown.await;
-        // Issue 16: health goes NOT_SERVING here, before the listener closes.
+        // Health went NOT_SERVING before this signal (app::ServerHandle::shutdown).
         let _ = stopping_tx.send(());
     };
     let incoming = incoming(listener, connections.clone(), limits.clone());

@@ -4,7 +4,9 @@
 //! grpc_health_probe, `"Registry"` for the Go client) once a catalog is loaded.
 //! The port opens only after the first load, so a client never sees NOT_SERVING in
 //! practice, and a failed reload keeps the last good catalog: health stays
-//! SERVING. `Watch` is unimplemented, as in the reference.
+//! SERVING. At shutdown it answers NOT_SERVING first, while calls are still
+//! served, so load balancers and kubelet stop sending new work before the
+//! listener closes. `Watch` is unimplemented, as in the reference.
 
 use crate::snapshot::Catalog;
 use tonic::{Request, Response, Status};
@@ -32,7 +34,7 @@ impl tonic_health::pb::health_server::Health for Health {
         &self,
         _request: Request<HealthCheckRequest>,
     ) -> Result<Response<HealthCheckResponse>, Status> {
-        let status = if self.catalog.load().is_some() {
+        let status = if self.catalog.load().is_some() && !self.catalog.draining() {
             ServingStatus::Serving
         } else {
             ServingStatus::NotServing

@@ -140,3 +140,67 @@ async fn the_binary_answers_to_grpc_health_probe() {
     );
     assert_eq!(String::from_utf8_lossy(&out.stderr), "status: SERVING\n");
 }
+
+/// SIGTERM with `--shutdown-delay`: health says NOT_SERVING at once (the probe
+/// exits 4) while registry calls are still answered, then the process exits 0.
+#[tokio::test]
+async fn sigterm_turns_health_not_serving_before_the_listener_closes() {
+    use fbc_registry::api::ListPackageRequest;
+    use fbc_registry::api::registry_client::RegistryClient;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let child = std::process::Command::new(BIN)
+        .args([
+            "serve",
+            "--watch=false",
+            "-t",
+            "/dev/null",
+            "--shutdown-delay=2s",
+            "-p",
+        ])
+        .arg(port.to_string())
+        .arg(fixture("catalog-a"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start");
+    let addr = format!("-addr=127.0.0.1:{port}");
+    let mut code = -1;
+    for _ in 0..200 {
+        code = probe(&[&addr]).await.0;
+        if code == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(code, 0, "the server did not come up");
+    // SAFETY: kill sends a signal to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        probe(&[&addr]).await,
+        (
+            4,
+            "service unhealthy (responded with \"NOT_SERVING\")\n".into()
+        )
+    );
+    let channel = tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("a new connection is still accepted during the delay");
+    let packages = RegistryClient::new(channel)
+        .list_packages(ListPackageRequest {})
+        .await
+        .expect("calls are still answered during the delay");
+    drop(packages);
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .expect("join")
+        .expect("exit");
+    assert!(out.status.success(), "exit {:?}", out.status);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("health NOT_SERVING"), "{stderr}");
+}

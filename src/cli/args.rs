@@ -62,6 +62,15 @@ pub struct ProbeArgs {
     pub args: Vec<String>,
 }
 
+/// Format of the server's log lines (stderr).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// `TIMESTAMP LEVEL target: message key=value …`.
+    Text,
+    /// One JSON object per line: `timestamp`, `level`, `target`, `message` and the fields.
+    Json,
+}
+
 /// Output format of `validate`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Output {
@@ -153,6 +162,9 @@ pub struct ServeArgs {
     #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = false,
           default_missing_value = "true", action = clap::ArgAction::Set)]
     pub debug: bool,
+    /// Log lines as text, or as one JSON object per line.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     /// Accepted for compatibility; Go's pprof has no Rust counterpart, no listener is opened.
     #[arg(long, default_value = "localhost:6060")]
     pub pprof_addr: String,

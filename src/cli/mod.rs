@@ -11,7 +11,7 @@ pub mod probe;
 pub mod resolve;
 
 pub use args::{
-    Cli, Command, LimitArgs, Output, ServeArgs, ValidateArgs, parse_duration, parse_size,
+    Cli, Command, LimitArgs, LogFormat, Output, ServeArgs, ValidateArgs, parse_duration, parse_size,
 };
 
 use crate::app::{self, ServeConfig, StartError};
@@ -116,7 +116,7 @@ fn print_invalid(dir: &Path, output: Output, errors: &[Diagnostic]) {
 
 /// Logging to stderr: `--debug` turns on this program's debug lines, while the
 /// HTTP/2 stack (h2, hyper, tower, tonic) stays at warn; `RUST_LOG` overrides both.
-fn init_logging(debug: bool) {
+fn init_logging(debug: bool, format: LogFormat) {
     let default = if debug {
         "debug,h2=warn,hyper=warn,hyper_util=warn,tower=warn,tonic=warn,mio=warn,notify=info"
     } else {
@@ -124,11 +124,21 @@ fn init_logging(debug: bool) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => builder
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .try_init(),
+        // One JSON object per line: timestamp, level, target and every field
+        // at the top level, for log pipelines that parse rather than read.
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .try_init(),
+    };
 }
 
 /// Writes the reason for a fatal exit where Kubernetes reads it.
@@ -196,7 +206,7 @@ fn first_load_with_deadline(
 }
 
 fn serve(args: &ServeArgs) -> ExitCode {
-    init_logging(args.debug);
+    init_logging(args.debug, args.log_format);
     if args.enforce_integrity() && args.cache_dir.is_empty() {
         return fatal(
             args,

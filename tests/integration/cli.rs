@@ -162,3 +162,42 @@ fn a_first_load_past_its_deadline_exits_1_with_the_reason() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(report["errors"][0]["kind"], "timeout");
 }
+
+#[test]
+fn log_format_json_writes_one_object_per_line() {
+    // --cache-only logs the load line and exits: no server to stop.
+    let out = Command::new(BIN)
+        .args([
+            "serve",
+            "--cache-only",
+            "--log-format=json",
+            "-t",
+            "/dev/null",
+        ])
+        .arg(fixture("catalog-a"))
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "exit {:?}", out.status);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<serde_json::Value> = stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let loaded = lines
+        .iter()
+        .find(|l| l["message"] == "catalog loaded")
+        .unwrap_or_else(|| panic!("no load line in {stderr}"));
+    assert_eq!(loaded["level"], "INFO");
+    for field in [
+        "digest",
+        "packages",
+        "channels",
+        "bundles",
+        "load_ms",
+        "generation",
+    ] {
+        assert!(!loaded[field].is_null(), "{field} missing: {loaded}");
+    }
+    assert!(loaded["timestamp"].is_string());
+}

@@ -56,6 +56,8 @@ pub struct ServeConfig {
     pub transport: TransportLimits,
     /// The HTTP server (catalogd's API), off unless given: where and how.
     pub http: Option<(Listen, HttpConfig)>,
+    /// Where to serve Prometheus metrics (`/metrics`), if anywhere.
+    pub metrics: Option<Listen>,
 }
 
 impl ServeConfig {
@@ -72,6 +74,7 @@ impl ServeConfig {
             sighup: true,
             transport: TransportLimits::default(),
             http: None,
+            metrics: None,
         }
     }
 }
@@ -124,6 +127,10 @@ fn log_cache_outcome(cache: &CacheConfig, cached: &CachedLoad) {
     if let Some(stale) = &cached.notes.stale {
         tracing::warn!(cache = %dir, "cache requires rebuild: {stale}");
     }
+    crate::metrics::cache_lookup(match cached.outcome {
+        Outcome::Warm => crate::metrics::CacheResult::Hit,
+        _ => crate::metrics::CacheResult::Miss,
+    });
     match &cached.outcome {
         Outcome::Warm => tracing::info!(cache = %dir, "index read from the cache"),
         Outcome::BuiltAndWritten => tracing::info!(cache = %dir, "index built and cached"),
@@ -142,6 +149,8 @@ pub struct ServerHandle {
     pub grpc_addr: SocketAddr,
     /// The address the HTTP server is bound to, if it runs.
     pub http_addr: Option<SocketAddr>,
+    /// The metrics listener's address, if it runs.
+    pub metrics_addr: Option<SocketAddr>,
     /// The published catalog (read side).
     pub catalog: Catalog,
     /// The reload task: trigger a reload, read its counters.
@@ -192,6 +201,7 @@ impl Drop for ServerHandle {
 /// gRPC server and the HTTP server (when configured) on the current tokio runtime.
 pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerHandle, StartError> {
     let (mut publisher, catalog) = Publisher::new();
+    crate::metrics::watch_catalog(&catalog);
     let report = loaded.report.clone();
     let generation = publisher.publish(loaded);
     crate::reload::log_loaded(&config.root, &report, generation, "catalog loaded");
@@ -209,6 +219,19 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
         None => None,
     };
     let http_addr = http.as_ref().map(|(_, local, _)| *local);
+    let metrics = match &config.metrics {
+        Some(listen) => {
+            let bound = bind(listen)?;
+            let local = bound.local_addr().map_err(|source| StartError::Bind {
+                listen: format!("{listen:?}"),
+                source,
+            })?;
+            tracing::info!(address = %local, "serving Prometheus metrics at /metrics");
+            Some((bound, local))
+        }
+        None => None,
+    };
+    let metrics_addr = metrics.as_ref().map(|(_, local)| *local);
     let grpc_addr = listener.local_addr().map_err(|source| StartError::Bind {
         listen: format!("{:?}", config.listen),
         source,
@@ -232,6 +255,17 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
         let signal = stop_signal(stopped.clone());
         tokio::spawn(crate::http::serve(listener, catalog.clone(), http, signal))
     });
+    let metrics_task = metrics.map(|(listener, _)| {
+        let limits = crate::http::HttpLimits {
+            shutdown_grace: limits.shutdown_grace,
+            ..crate::http::HttpLimits::default()
+        };
+        tokio::spawn(crate::http::metrics::serve(
+            listener,
+            limits,
+            stop_signal(stopped.clone()),
+        ))
+    });
     let served = catalog.clone();
     let task = tokio::spawn(async move {
         let grpc = crate::server::serve(listener, served, limits, stop_signal(stopped));
@@ -239,11 +273,17 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
         if let Some(http) = http_task {
             http.await.map_err(|e| format!("HTTP server failed: {e}"))?;
         }
+        if let Some(metrics) = metrics_task {
+            metrics
+                .await
+                .map_err(|e| format!("metrics server failed: {e}"))?;
+        }
         result
     });
     Ok(ServerHandle {
         grpc_addr,
         http_addr,
+        metrics_addr,
         catalog,
         reload,
         stop,

@@ -24,6 +24,7 @@
 //! | [`snapshot`] | index → the published, atomically swapped catalog |
 //! | [`service`] | snapshot + requests → replies (`api.Registry` from the index, `fbc.v1.Graph` from the tables) |
 //! | [`deadline`] | watchdogs for loads on file systems that may hang |
+//! | [`metrics`] | events from every layer + scrape-time state → Prometheus text |
 //! | [`reload`] | file changes, SIGHUP → new snapshots, or the last good one kept |
 //! | [`server`] | config + catalog → listening gRPC server |
 //! | [`http`] | config + catalog → listening HTTP server (catalogd's API) |
@@ -61,6 +62,7 @@ pub mod graphql;
 pub mod http;
 pub mod http_view;
 pub mod index;
+pub mod metrics;
 pub mod reload;
 pub mod server;
 pub mod service;

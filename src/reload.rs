@@ -156,6 +156,7 @@ async fn run(
             && !stuck.is_finished()
         {
             stats.failed.fetch_add(1, Ordering::Relaxed);
+            crate::metrics::load_failed();
             tracing::error!(
                 "a previous reload is still stuck reading the catalog; not starting another; still serving the last good catalog"
             );
@@ -169,6 +170,7 @@ async fn run(
             }
             Err(failure) => {
                 let failed = stats.failed.fetch_add(1, Ordering::Relaxed) + 1;
+                crate::metrics::load_failed();
                 for d in &failure.diagnostics {
                     tracing::warn!("reload rejected: {d}");
                 }
@@ -192,6 +194,7 @@ async fn run(
 /// its warnings. For the first load and every reload alike.
 pub fn log_loaded(dir: &Path, report: &catalog::LoadReport, generation: u64, message: &str) {
     let s = &report.stats;
+    crate::metrics::load_succeeded(report.total(), s.packages, s.channels, s.bundles);
     tracing::info!(
         configs = %dir.display(),
         generation,

@@ -31,6 +31,7 @@ const LAYERS: &[&str] = &[
     "browser",
     "catalog",
     "snapshot",
+    "metrics",
     "cache",
     "deadline",
     "service",

@@ -190,6 +190,10 @@ pub struct ServeArgs {
     /// this address: `HOST:PORT`, or `:PORT` for all interfaces. Off unless given.
     #[arg(long, value_name = "ADDR", value_parser = parse_listen)]
     pub http_addr: Option<Listen>,
+    /// Serve Prometheus metrics at `/metrics` on this address (`HOST:PORT`, or `:PORT`
+    /// for all interfaces). Off unless given.
+    #[arg(long, value_name = "ADDR", value_parser = parse_listen)]
+    pub metrics_addr: Option<Listen>,
     /// The catalog's name in HTTP paths (`/catalogs/NAME/…`), a DNS-1123 subdomain;
     /// defaults to the catalog directory's name.
     #[arg(long, value_name = "NAME")]
@@ -263,6 +267,7 @@ impl ServeArgs {
             sighup: true,
             transport: self.transport.limits(),
             http: self.http_config()?,
+            metrics: self.metrics_addr.clone(),
         })
     }
 

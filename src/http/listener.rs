@@ -27,14 +27,18 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-/// Serves `router` on `listener` until `shutdown` resolves (see the module docs).
+/// Serves `router` on `listener` until `shutdown` resolves (see the module
+/// docs); its connections are reported to the metrics as `listener_name`.
 pub async fn serve(
+    listener_name: &'static str,
     listener: TcpListener,
     router: Router,
     limits: HttpLimits,
     shutdown: impl Future<Output = ()>,
 ) {
     let connections = Connections::new(Arc::new(Budget::new(usize::MAX, usize::MAX)));
+    let counted: Arc<dyn crate::metrics::ConnectionCount> = connections.clone();
+    crate::metrics::watch_connections(listener_name, Arc::downgrade(&counted));
     let transport = reaper_limits(&limits);
     let reaper = connections.spawn_reaper(transport.clone());
     let (stopping, stop) = watch::channel(false);

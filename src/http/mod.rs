@@ -22,6 +22,7 @@
 //! | [`range`] | `Range` → byte ranges, multipart bodies |
 //! | [`encoding`] | `Accept-Encoding` → gzip or identity, as gzhttp decides |
 //! | [`gotime`], [`goquery`] | header dates, query strings → as Go reads them |
+//! | [`metrics`] | `--metrics-addr`: `GET /metrics` → Prometheus text |
 //! | [`workers`] | computed answers → at most one per core at a time |
 //! | [`errors`] | status + message → Go's `http.Error` answer |
 //! | [`body`] | prepared parts → bounded frames; calls counted, stalls clocked |
@@ -39,6 +40,7 @@ pub mod graph;
 pub mod graphql;
 pub mod icons;
 pub mod listener;
+pub mod metrics;
 pub mod range;
 pub mod routes;
 pub mod workers;
@@ -107,6 +109,7 @@ pub async fn serve(
         name: Arc::from(config.catalog_name.as_str()),
     };
     listener::serve(
+        "http",
         listener,
         routes::router(api, config.browser),
         config.limits,

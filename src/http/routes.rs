@@ -51,7 +51,28 @@ pub fn router(api: ApiState, browser: bool) -> Router {
     } else {
         router
     };
-    router.with_state(api)
+    router
+        .layer(axum::middleware::from_fn(counted))
+        .with_state(api)
+}
+
+/// Counts every answer for the metrics, by route template and status.
+async fn counted(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let route = request
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map(|p| p.as_str().to_string());
+    let started = std::time::Instant::now();
+    let response = next.run(request).await;
+    crate::metrics::http_answered(
+        route.as_deref(),
+        response.status().as_u16(),
+        started.elapsed(),
+    );
+    response
 }
 
 /// A handler of (state, method, URI, headers) for every method of a route.

@@ -246,6 +246,7 @@ where
         let permit = match self.budget.admit(class, conn.as_ref()) {
             Ok(permit) => permit,
             Err(busy) => {
+                crate::metrics::call_refused(request.uri().path(), Code::ResourceExhausted);
                 if let Some(method) = method {
                     tracing::debug!(grpc.method = %method, grpc.status = ?Code::ResourceExhausted, "{busy}");
                 }
@@ -253,7 +254,8 @@ where
                 return Box::pin(std::future::ready(Ok(refusal)));
             }
         };
-        let mut guard = CallGuard::new(permit, conn.clone(), method, start);
+        let metric = crate::metrics::call_started(request.uri().path());
+        let mut guard = CallGuard::new(permit, conn.clone(), method, metric, start);
         let budget = self.budget.clone();
         let awaits_message = class != Class::Reflection;
         let request = request.map(|body| {
@@ -272,8 +274,12 @@ where
 struct CallGuard {
     _permit: Permit,
     conn: Option<Arc<ConnState>>,
-    /// Only with debug logging: the method, and the status once seen.
-    log: Option<(String, Option<Code>)>,
+    /// Only with debug logging: the method.
+    log: Option<String>,
+    /// The method's metrics label.
+    metric: &'static str,
+    /// The status once seen.
+    status: Option<Code>,
     start: Instant,
 }
 
@@ -282,6 +288,7 @@ impl CallGuard {
         permit: Permit,
         conn: Option<Arc<ConnState>>,
         method: Option<String>,
+        metric: &'static str,
         start: Instant,
     ) -> Self {
         if let Some(conn) = &conn {
@@ -290,17 +297,17 @@ impl CallGuard {
         CallGuard {
             _permit: permit,
             conn,
-            log: method.map(|m| (m, None)),
+            log: method,
+            metric,
+            status: None,
             start,
         }
     }
 
-    /// Records `grpc-status` from headers or trailers (when logging).
+    /// Records `grpc-status` from headers or trailers.
     fn note_status(&mut self, headers: &http::HeaderMap) {
-        if let Some((_, status)) = &mut self.log
-            && let Some(code) = headers.get("grpc-status")
-        {
-            *status = Some(Code::from_bytes(code.as_bytes()));
+        if let Some(code) = headers.get("grpc-status") {
+            self.status = Some(Code::from_bytes(code.as_bytes()));
         }
     }
 }
@@ -310,9 +317,11 @@ impl Drop for CallGuard {
         if let Some(conn) = &self.conn {
             conn.call_ended();
         }
-        if let Some((method, status)) = &self.log {
-            let elapsed_us = u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX);
-            match status {
+        let elapsed = self.start.elapsed();
+        crate::metrics::call_ended(self.metric, self.status, elapsed);
+        if let Some(method) = &self.log {
+            let elapsed_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+            match self.status {
                 Some(code) => {
                     tracing::debug!(grpc.method = %method, grpc.status = ?code, elapsed_us, "call")
                 }

@@ -85,6 +85,8 @@ pub async fn serve(
         limits.max_inflight_calls,
     ));
     let connections = Connections::new(budget.clone());
+    let counted: Arc<dyn crate::metrics::ConnectionCount> = connections.clone();
+    crate::metrics::watch_connections("grpc", Arc::downgrade(&counted));
     let _reaper = AbortOnDrop(connections.spawn_reaper(limits.clone()));
     let (stopping_tx, stopping_rx) = oneshot::channel::<()>();
     let signal = async move {

@@ -193,6 +193,12 @@ impl Registry {
     }
 }
 
+impl crate::metrics::ConnectionCount for Registry {
+    fn live(&self) -> usize {
+        self.live_count()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

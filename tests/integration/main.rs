@@ -12,6 +12,8 @@
 //!   ranges, gzip, HEAD, and a reload switching HTTP with gRPC;
 //! - `browser_http`: the catalog browser's pages and assets over HTTP;
 //! - `http_limits`: the HTTP server against hostile clients;
+//! - `metrics`: `/metrics` of the real binary, parsed as Prometheus does, moving with
+//!   calls, answers and reloads;
 //! - `probe`: `fbc-registry probe` / `grpc_health_probe`'s exit codes against live, stopped,
 //!   NOT_SERVING and health-less servers;
 //! - `hostile_clients`: unread streams, idle and silent connections, huge requests,
@@ -28,6 +30,7 @@ mod hostile_clients;
 mod http;
 mod http_client;
 mod http_limits;
+mod metrics;
 mod probe;
 mod reload;
 mod resolve_cli;

@@ -214,7 +214,10 @@ impl pb::graph_server::Graph for Graph {
             .map_err(|_| Status::unavailable("the server is stopping"))?;
         let mut reply = on_tables(snap, move |t| {
             let _permit = permit;
-            resolve::resolve(t, &r, deadline)
+            let started = Instant::now();
+            let reply = resolve::resolve(t, &r, deadline);
+            crate::metrics::resolved(started.elapsed());
+            reply
         })
         .await?;
         reply.snapshot = Some(info);

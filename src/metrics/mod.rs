@@ -1,0 +1,331 @@
+//! Prometheus metrics: what the server counts, and their text for `/metrics`.
+//!
+//! In: events from the layers that see them — a gRPC call ending (method,
+//! status, duration), an HTTP answer (route, status, duration), a catalog load or
+//! reload (result, duration, sizes), the index cache at start, a resolution —
+//! and, at each scrape, the current snapshot, the connection registries and the
+//! process (`/proc/self`). Out: the OpenMetrics text of one process-wide
+//! registry ([`encode`]).
+//!
+//! Cardinality is bounded by construction: methods are the compiled-in gRPC
+//! methods (anything else is `other`), routes are the HTTP router's templates
+//! (`other` for the fallback), codes and results are small enums; no label ever
+//! holds a request field. The catalog's digest is the one label that varies,
+//! on a single info series that always shows the current snapshot only.
+
+mod labels;
+mod process;
+
+pub use labels::{CacheResult, LoadResult};
+
+use crate::snapshot::Catalog;
+use labels::{Cache, GrpcCall, HttpAnswer, Load, Method, Route};
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::DescriptorEncoder;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::metrics::info::Info;
+use prometheus_client::registry::Registry;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Mutex, OnceLock, Weak};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Something whose open connections a scrape reports.
+pub trait ConnectionCount: Send + Sync {
+    /// Connections open now.
+    fn live(&self) -> usize;
+}
+
+type Histograms<L> = Family<L, Histogram, fn() -> Histogram>;
+
+fn latency() -> Histogram {
+    // 0.25 ms to ~16 s, doubling.
+    Histogram::new(exponential_buckets(0.000_25, 2.0, 17))
+}
+
+fn load_latency() -> Histogram {
+    // 10 ms to ~80 s.
+    Histogram::new(exponential_buckets(0.01, 2.0, 14))
+}
+
+/// Every metric of the process.
+struct Metrics {
+    registry: Registry,
+    grpc_calls: Family<GrpcCall, Counter>,
+    grpc_seconds: Histograms<Method>,
+    grpc_in_flight: Gauge,
+    http_answers: Family<HttpAnswer, Counter>,
+    http_seconds: Histograms<Route>,
+    loads: Family<Load, Counter>,
+    load_seconds: Histogram,
+    last_success: Gauge<f64, AtomicU64>,
+    packages: Gauge,
+    channels: Gauge,
+    bundles: Gauge,
+    cache: Family<Cache, Counter>,
+    solve_seconds: Histogram,
+}
+
+/// What a scrape reads at that moment.
+#[derive(Default)]
+struct Live {
+    catalog: Mutex<Option<Catalog>>,
+    connections: Mutex<Vec<(&'static str, Weak<dyn ConnectionCount>)>>,
+}
+
+impl std::fmt::Debug for Live {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Live")
+    }
+}
+
+static LIVE: OnceLock<std::sync::Arc<Live>> = OnceLock::new();
+
+fn live() -> &'static std::sync::Arc<Live> {
+    LIVE.get_or_init(Default::default)
+}
+
+fn metrics() -> &'static Metrics {
+    static METRICS: OnceLock<Metrics> = OnceLock::new();
+    METRICS.get_or_init(|| {
+        let mut registry = Registry::default();
+        let m = Metrics {
+            registry: Registry::default(),
+            grpc_calls: Family::default(),
+            grpc_seconds: Family::new_with_constructor(latency),
+            grpc_in_flight: Gauge::default(),
+            http_answers: Family::default(),
+            http_seconds: Family::new_with_constructor(latency),
+            loads: Family::default(),
+            load_seconds: load_latency(),
+            last_success: Gauge::default(),
+            packages: Gauge::default(),
+            channels: Gauge::default(),
+            bundles: Gauge::default(),
+            cache: Family::default(),
+            solve_seconds: latency(),
+        };
+        let r = registry.sub_registry_with_prefix("fbc_registry");
+        r.register(
+            "grpc_calls",
+            "gRPC calls ended, by method and status code",
+            m.grpc_calls.clone(),
+        );
+        r.register(
+            "grpc_call_seconds",
+            "gRPC call duration, until the reply's last frame",
+            m.grpc_seconds.clone(),
+        );
+        r.register(
+            "grpc_calls_in_flight",
+            "gRPC calls (streams) in progress",
+            m.grpc_in_flight.clone(),
+        );
+        r.register(
+            "http_requests",
+            "HTTP answers, by route and status",
+            m.http_answers.clone(),
+        );
+        r.register(
+            "http_request_seconds",
+            "HTTP time to the answer's head, by route",
+            m.http_seconds.clone(),
+        );
+        r.register(
+            "catalog_loads",
+            "catalog loads and reloads, by result",
+            m.loads.clone(),
+        );
+        r.register(
+            "catalog_load_seconds",
+            "duration of successful loads and reloads",
+            m.load_seconds.clone(),
+        );
+        r.register(
+            "catalog_last_success_timestamp_seconds",
+            "when a catalog was last published",
+            m.last_success.clone(),
+        );
+        r.register(
+            "catalog_packages",
+            "packages in the served catalog",
+            m.packages.clone(),
+        );
+        r.register(
+            "catalog_channels",
+            "channels in the served catalog",
+            m.channels.clone(),
+        );
+        r.register(
+            "catalog_bundles",
+            "bundles in the served catalog",
+            m.bundles.clone(),
+        );
+        r.register(
+            "index_cache_lookups",
+            "index cache lookups at start, by result",
+            m.cache.clone(),
+        );
+        r.register(
+            "resolve_seconds",
+            "fbc.v1.Graph/Resolve solve time",
+            m.solve_seconds.clone(),
+        );
+        r.register_collector(Box::new(live().clone()));
+        registry.register_collector(Box::new(process::Process));
+        Metrics { registry, ..m }
+    })
+}
+
+/// Reports `catalog`'s snapshot (generation, digest) at each scrape (the
+/// server started last, in a process that starts several).
+pub fn watch_catalog(catalog: &Catalog) {
+    if let Ok(mut watched) = live().catalog.lock() {
+        *watched = Some(catalog.clone());
+    }
+    let _ = metrics();
+}
+
+/// Reports `count`'s open connections at each scrape, as `listener`.
+pub fn watch_connections(listener: &'static str, count: Weak<dyn ConnectionCount>) {
+    if let Ok(mut list) = live().connections.lock() {
+        list.retain(|(_, c)| c.strong_count() > 0);
+        list.push((listener, count));
+    }
+}
+
+/// A gRPC call started; returns its label for [`call_ended`].
+pub fn call_started(path: &str) -> &'static str {
+    metrics().grpc_in_flight.inc();
+    labels::method(path)
+}
+
+/// A gRPC call ended with `code` (`None`: the reply was dropped before its status).
+pub fn call_ended(method: &'static str, code: Option<tonic::Code>, elapsed: Duration) {
+    let m = metrics();
+    m.grpc_in_flight.dec();
+    m.grpc_calls
+        .get_or_create(&GrpcCall::new(method, code))
+        .inc();
+    m.grpc_seconds
+        .get_or_create(&Method { method })
+        .observe(elapsed.as_secs_f64());
+}
+
+/// A gRPC call refused at admission (never started).
+pub fn call_refused(path: &str, code: tonic::Code) {
+    metrics()
+        .grpc_calls
+        .get_or_create(&GrpcCall::new(labels::method(path), Some(code)))
+        .inc();
+}
+
+/// An HTTP answer on `route` (a router template, or `None` for the fallback).
+pub fn http_answered(route: Option<&str>, status: u16, elapsed: Duration) {
+    let m = metrics();
+    let route = labels::route(route);
+    m.http_answers
+        .get_or_create(&HttpAnswer { route, status })
+        .inc();
+    m.http_seconds
+        .get_or_create(&Route { route })
+        .observe(elapsed.as_secs_f64());
+}
+
+/// A catalog load or reload that was published.
+pub fn load_succeeded(elapsed: Duration, packages: usize, channels: usize, bundles: usize) {
+    let m = metrics();
+    m.loads
+        .get_or_create(&Load {
+            result: LoadResult::Success,
+        })
+        .inc();
+    m.load_seconds.observe(elapsed.as_secs_f64());
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    m.last_success.set(now);
+    m.packages.set(packages as i64);
+    m.channels.set(channels as i64);
+    m.bundles.set(bundles as i64);
+}
+
+/// A reload whose catalog was refused (the last good one stays).
+pub fn load_failed() {
+    metrics()
+        .loads
+        .get_or_create(&Load {
+            result: LoadResult::Failure,
+        })
+        .inc();
+}
+
+/// The index cache at start.
+pub fn cache_lookup(result: CacheResult) {
+    metrics().cache.get_or_create(&Cache { result }).inc();
+}
+
+/// One resolution's solve time.
+pub fn resolved(elapsed: Duration) {
+    metrics().solve_seconds.observe(elapsed.as_secs_f64());
+}
+
+/// The OpenMetrics text of every metric.
+pub fn encode() -> String {
+    let mut out = String::with_capacity(16 * 1024);
+    if prometheus_client::encoding::text::encode(&mut out, &metrics().registry).is_err() {
+        out.clear();
+    }
+    out
+}
+
+impl Collector for Live {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let catalog = self.catalog.lock().ok().and_then(|c| c.clone());
+        if let Some(snapshot) = catalog.as_ref().and_then(Catalog::load) {
+            let generation = Gauge::<i64>::default();
+            generation.set(snapshot.generation as i64);
+            labels::encode(
+                &mut encoder,
+                "snapshot_generation",
+                "generation of the served snapshot (1 at start, +1 per reload)",
+                &generation,
+            )?;
+            let info = Info::new(vec![("digest".to_string(), snapshot.digest.to_string())]);
+            labels::encode(
+                &mut encoder,
+                "snapshot",
+                "the served snapshot's catalog digest",
+                &info,
+            )?;
+        }
+        let draining = catalog.as_ref().is_some_and(Catalog::draining);
+        let gauge = Gauge::<i64>::default();
+        gauge.set(i64::from(draining));
+        labels::encode(
+            &mut encoder,
+            "draining",
+            "1 while shutting down (health NOT_SERVING)",
+            &gauge,
+        )?;
+        if let Ok(list) = self.connections.lock() {
+            let family = Family::<labels::Listener, Gauge>::default();
+            for (listener, count) in list.iter() {
+                if let Some(count) = count.upgrade() {
+                    family
+                        .get_or_create(&labels::Listener { listener })
+                        .inc_by(count.live() as i64);
+                }
+            }
+            labels::encode(
+                &mut encoder,
+                "open_connections",
+                "connections open, by listener",
+                &family,
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,265 @@
+//! `--metrics-addr`: the real binary (one server per process, as in production)
+//! scraped with a real Prometheus text parser (`prometheus-parse`); the values
+//! move with gRPC calls, HTTP answers, reloads and refused reloads.
+
+use crate::harness::{copy_dir, fixture};
+use crate::http_client::get;
+use fbc_registry::api::registry_client::RegistryClient;
+use fbc_registry::api::{GetPackageRequest, ListPackageRequest};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fbc-registry");
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+struct Server {
+    child: Child,
+    grpc: SocketAddr,
+    http: SocketAddr,
+    metrics: SocketAddr,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn start(dir: &std::path::Path) -> Server {
+    let (grpc, http, metrics) = (free_port(), free_port(), free_port());
+    let child = Command::new(BIN)
+        .args(["serve", "--watch=false", "-t", "/dev/null", "-p"])
+        .arg(grpc.to_string())
+        .arg(format!("--http-addr=127.0.0.1:{http}"))
+        .arg(format!("--metrics-addr=127.0.0.1:{metrics}"))
+        .arg("--catalog-name=metrics-test")
+        .arg(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start");
+    let server = Server {
+        child,
+        grpc: ([127, 0, 0, 1], grpc).into(),
+        http: ([127, 0, 0, 1], http).into(),
+        metrics: ([127, 0, 0, 1], metrics).into(),
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while tokio::net::TcpStream::connect(server.metrics)
+        .await
+        .is_err()
+    {
+        assert!(Instant::now() < deadline, "the server did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    server
+}
+
+/// One scrape, parsed.
+async fn scrape(addr: SocketAddr) -> prometheus_parse::Scrape {
+    let reply = get(addr, "/metrics").await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(
+        reply.header("content-type"),
+        Some("application/openmetrics-text; version=1.0.0; charset=utf-8")
+    );
+    let text = reply.text();
+    assert!(text.ends_with("# EOF\n"), "{text}");
+    prometheus_parse::Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).expect("parses")
+}
+
+/// The value of the sample `name` whose labels include `labels` (0 when absent).
+fn value(scrape: &prometheus_parse::Scrape, name: &str, labels: &[(&str, &str)]) -> f64 {
+    scrape
+        .samples
+        .iter()
+        .filter(|s| s.metric == name)
+        .find(|s| labels.iter().all(|(k, v)| s.labels.get(k) == Some(*v)))
+        .map_or(0.0, |s| match &s.value {
+            prometheus_parse::Value::Counter(v)
+            | prometheus_parse::Value::Gauge(v)
+            | prometheus_parse::Value::Untyped(v) => *v,
+            prometheus_parse::Value::Histogram(buckets) => buckets.last().map_or(0.0, |b| b.count),
+            prometheus_parse::Value::Summary(_) => f64::NAN,
+        })
+}
+
+fn exists(scrape: &prometheus_parse::Scrape, name: &str) -> bool {
+    scrape.samples.iter().any(|s| s.metric == name)
+}
+
+#[tokio::test]
+async fn metrics_move_with_calls_answers_and_reloads() {
+    let dir = tempfile::tempdir().expect("tmp");
+    copy_dir(&fixture("catalog-a"), dir.path());
+    let server = start(dir.path()).await;
+    let before = scrape(server.metrics).await;
+    assert_eq!(value(&before, "fbc_registry_snapshot_generation", &[]), 1.0);
+    assert_eq!(
+        value(
+            &before,
+            "fbc_registry_catalog_loads_total",
+            &[("result", "success")]
+        ),
+        1.0
+    );
+    assert!(value(&before, "fbc_registry_catalog_packages", &[]) > 0.0);
+    assert!(
+        value(
+            &before,
+            "fbc_registry_catalog_last_success_timestamp_seconds",
+            &[]
+        ) > 1.7e9
+    );
+    assert!(value(&before, "process_resident_memory_bytes", &[]) > 1e6);
+    assert!(value(&before, "process_open_fds", &[]) > 3.0);
+    assert!(exists(&before, "process_cpu_seconds_total"));
+    assert!(exists(&before, "fbc_registry_snapshot_info"));
+
+    let channel = tonic::transport::Channel::from_shared(format!("http://{}", server.grpc))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("connect");
+    let mut client = RegistryClient::new(channel);
+    for _ in 0..3 {
+        client
+            .list_packages(ListPackageRequest {})
+            .await
+            .expect("list");
+    }
+    let missing = client
+        .get_package(GetPackageRequest {
+            name: "nope".into(),
+        })
+        .await;
+    assert!(missing.is_err());
+    for _ in 0..2 {
+        assert_eq!(
+            get(server.http, "/catalogs/metrics-test/api/v1/all")
+                .await
+                .status,
+            200
+        );
+    }
+    assert_eq!(get(server.http, "/no/such/path").await.status, 404);
+
+    let after = scrape(server.metrics).await;
+    let list = [("method", "/api.Registry/ListPackages"), ("code", "OK")];
+    assert_eq!(value(&after, "fbc_registry_grpc_calls_total", &list), 3.0);
+    // opm answers an unknown package with UNKNOWN, and so do we.
+    let get_missing = [("method", "/api.Registry/GetPackage"), ("code", "UNKNOWN")];
+    assert_eq!(
+        value(&after, "fbc_registry_grpc_calls_total", &get_missing),
+        1.0
+    );
+    assert_eq!(
+        value(
+            &after,
+            "fbc_registry_grpc_call_seconds_count",
+            &[("method", "/api.Registry/ListPackages")]
+        ),
+        3.0
+    );
+    let all = [
+        ("route", "/catalogs/:catalog/api/v1/all"),
+        ("status", "200"),
+    ];
+    assert_eq!(value(&after, "fbc_registry_http_requests_total", &all), 2.0);
+    let other = [("route", "other"), ("status", "404")];
+    assert_eq!(
+        value(&after, "fbc_registry_http_requests_total", &other),
+        1.0
+    );
+    assert!(
+        value(
+            &after,
+            "fbc_registry_open_connections",
+            &[("listener", "grpc")]
+        ) >= 1.0
+    );
+
+    // A reload that is published, then one that is refused.
+    let digest = |s: &prometheus_parse::Scrape| {
+        s.samples
+            .iter()
+            .find(|x| x.metric == "fbc_registry_snapshot_info")
+            .and_then(|x| x.labels.get("digest").map(str::to_string))
+    };
+    std::fs::write(
+        dir.path().join("extra.json"),
+        r#"{"schema":"olm.package","name":"metrics-extra","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"metrics-extra","name":"stable","entries":[{"name":"metrics-extra.v1.0.0"}]}
+{"schema":"olm.bundle","package":"metrics-extra","name":"metrics-extra.v1.0.0","image":"example.com/extra:v1","properties":[{"type":"olm.package","value":{"packageName":"metrics-extra","version":"1.0.0"}}]}
+"#,
+    )
+    .expect("write");
+    hangup(&server);
+    let reloaded = eventually(&server, |s| {
+        value(s, "fbc_registry_snapshot_generation", &[]) == 2.0
+    })
+    .await;
+    assert_eq!(
+        value(
+            &reloaded,
+            "fbc_registry_catalog_loads_total",
+            &[("result", "success")]
+        ),
+        2.0
+    );
+    assert_eq!(
+        value(&reloaded, "fbc_registry_catalog_packages", &[]),
+        value(&before, "fbc_registry_catalog_packages", &[]) + 1.0
+    );
+    assert_ne!(digest(&reloaded), digest(&before));
+    std::fs::write(dir.path().join("broken.json"), "{not json").expect("write");
+    hangup(&server);
+    let refused = eventually(&server, |s| {
+        value(
+            s,
+            "fbc_registry_catalog_loads_total",
+            &[("result", "failure")],
+        ) == 1.0
+    })
+    .await;
+    assert_eq!(
+        value(&refused, "fbc_registry_snapshot_generation", &[]),
+        2.0
+    );
+    assert_eq!(digest(&refused), digest(&reloaded));
+}
+
+fn hangup(server: &Server) {
+    // SAFETY: kill sends a signal to our own child.
+    unsafe { libc::kill(server.child.id() as i32, libc::SIGHUP) };
+}
+
+async fn eventually(
+    server: &Server,
+    done: impl Fn(&prometheus_parse::Scrape) -> bool,
+) -> prometheus_parse::Scrape {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let now = scrape(server.metrics).await;
+        if done(&now) {
+            return now;
+        }
+        assert!(Instant::now() < deadline, "the metrics did not move");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn only_metrics_is_served_there() {
+    let server = start(&fixture("catalog-a")).await;
+    assert_eq!(get(server.metrics, "/").await.status, 404);
+    assert_eq!(get(server.metrics, "/metrics/x").await.status, 404);
+}

@@ -361,6 +361,15 @@ pub struct TransportArgs {
     /// balancers move clients away first).
     #[arg(long, default_value = "0s", value_parser = parse_duration)]
     pub shutdown_delay: Duration,
+    /// Send GOAWAY to a gRPC connection once it is this old, so long-lived clients
+    /// (OLM's catalog operator) reconnect and spread over replicas behind a Service
+    /// (grpc-go's MaxConnectionAge); 0: never.
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    pub max_connection_age: Duration,
+    /// After --max-connection-age, time calls on the old connection get before it is
+    /// closed; 0: as long as they take.
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    pub max_connection_age_grace: Duration,
 }
 
 impl TransportArgs {
@@ -378,6 +387,10 @@ impl TransportArgs {
             max_buffered_reply_bytes: (self.max_buffered_reply_mib as usize) << 20,
             shutdown_grace: self.shutdown_grace,
             shutdown_delay: self.shutdown_delay,
+            max_connection_age: (!self.max_connection_age.is_zero())
+                .then_some(self.max_connection_age),
+            max_connection_age_grace: (!self.max_connection_age_grace.is_zero())
+                .then_some(self.max_connection_age_grace),
         }
     }
 }

@@ -128,6 +128,12 @@ pub struct TransportLimits {
     /// After SIGTERM/SIGINT, how long health answers NOT_SERVING while
     /// everything is still served, before the listeners close (0: close at once).
     pub shutdown_delay: Duration,
+    /// A connection older than this is sent GOAWAY, so its client reconnects and
+    /// may land on another replica (grpc-go's MaxConnectionAge); `None`: never.
+    pub max_connection_age: Option<Duration>,
+    /// After [`TransportLimits::max_connection_age`], how long calls on the old
+    /// connection may take before it is closed (grpc-go's MaxConnectionAgeGrace).
+    pub max_connection_age_grace: Option<Duration>,
 }
 
 impl Default for TransportLimits {
@@ -144,6 +150,8 @@ impl Default for TransportLimits {
             max_buffered_reply_bytes: 64 << 20,
             shutdown_grace: Duration::from_secs(10),
             shutdown_delay: Duration::ZERO,
+            max_connection_age: None,
+            max_connection_age_grace: None,
         }
     }
 }

@@ -95,7 +95,14 @@ pub async fn serve(
         let _ = stopping_tx.send(());
     };
     let incoming = incoming(listener, connections.clone(), limits.clone());
-    let server = tonic::transport::Server::builder()
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(age) = limits.max_connection_age {
+        builder = builder.max_connection_age(age);
+    }
+    if let Some(grace) = limits.max_connection_age_grace {
+        builder = builder.max_connection_age_grace(grace);
+    }
+    let server = builder
         .max_concurrent_streams(limits.max_concurrent_streams)
         .http2_keepalive_interval(limits.keepalive())
         .http2_keepalive_timeout(Some(limits.keepalive_timeout))

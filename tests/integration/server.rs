@@ -2,7 +2,9 @@
 
 use crate::harness::*;
 use fbc_registry::api;
+use fbc_registry::server::TransportLimits;
 use fbc_registry::snapshot::Publisher;
+use std::time::Duration;
 use tonic::Code;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
@@ -266,4 +268,30 @@ async fn list_bundles_streams_interleave_with_unary_calls_on_one_connection() {
         seen += 1;
     }
     assert_eq!(seen, 20);
+}
+
+/// `--max-connection-age`: an idle client connection older than the age is
+/// told to go away (GOAWAY) and closed, so clients reconnect and spread over
+/// replicas; without it the connection stays.
+#[tokio::test]
+async fn connections_past_max_connection_age_are_sent_away() {
+    async fn connection_ends_within(server: &TestServer, wait: Duration) -> bool {
+        let tcp = tokio::net::TcpStream::connect(server.addr)
+            .await
+            .expect("connect");
+        let (_client, connection) = h2::client::handshake(tcp).await.expect("handshake");
+        tokio::time::timeout(wait, connection).await.is_ok()
+    }
+    let aged = TestServer::start_with(
+        &fixture("catalog-a"),
+        TransportLimits {
+            max_connection_age: Some(Duration::from_millis(300)),
+            max_connection_age_grace: Some(Duration::from_millis(300)),
+            ..TransportLimits::default()
+        },
+    )
+    .await;
+    assert!(connection_ends_within(&aged, Duration::from_secs(3)).await);
+    let ageless = TestServer::start(&fixture("catalog-a")).await;
+    assert!(!connection_ends_within(&ageless, Duration::from_secs(1)).await);
 }

@@ -61,17 +61,15 @@ async fn counted(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    let route = request
-        .extensions()
-        .get::<axum::extract::MatchedPath>()
-        .map(|p| p.as_str().to_string());
+    let route = crate::metrics::http_route(
+        request
+            .extensions()
+            .get::<axum::extract::MatchedPath>()
+            .map(|p| p.as_str()),
+    );
     let started = std::time::Instant::now();
     let response = next.run(request).await;
-    crate::metrics::http_answered(
-        route.as_deref(),
-        response.status().as_u16(),
-        started.elapsed(),
-    );
+    crate::metrics::http_answered(route, response.status().as_u16(), started.elapsed());
     response
 }
 

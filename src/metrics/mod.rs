@@ -222,10 +222,15 @@ pub fn call_refused(path: &str, code: tonic::Code) {
         .inc();
 }
 
-/// An HTTP answer on `route` (a router template, or `None` for the fallback).
-pub fn http_answered(route: Option<&str>, status: u16, elapsed: Duration) {
+/// The label of an HTTP route template (`None`: the fallback), taken before
+/// the request is answered so nothing is copied per request.
+pub fn http_route(template: Option<&str>) -> &'static str {
+    labels::route(template)
+}
+
+/// An HTTP answer on `route` (from [`http_route`]).
+pub fn http_answered(route: &'static str, status: u16, elapsed: Duration) {
     let m = metrics();
-    let route = labels::route(route);
     m.http_answers
         .get_or_create(&HttpAnswer { route, status })
         .inc();

@@ -58,6 +58,8 @@ pub struct ServeConfig {
     pub http: Option<(Listen, HttpConfig)>,
     /// Where to serve Prometheus metrics (`/metrics`), if anywhere.
     pub metrics: Option<Listen>,
+    /// TLS for the gRPC and HTTP listeners; `None`: plain text.
+    pub tls: Option<crate::tls::TlsFiles>,
 }
 
 impl ServeConfig {
@@ -75,6 +77,7 @@ impl ServeConfig {
             transport: TransportLimits::default(),
             http: None,
             metrics: None,
+            tls: None,
         }
     }
 }
@@ -96,6 +99,9 @@ pub enum StartError {
         /// Why it failed.
         source: std::io::Error,
     },
+    /// The TLS files cannot be used.
+    #[error("TLS: {0}")]
+    Tls(crate::tls::TlsError),
 }
 
 /// The first load: through the cache when one is configured (logging what the
@@ -200,6 +206,11 @@ impl Drop for ServerHandle {
 /// Publishes `loaded` as generation 1, binds, and starts the reload task, the
 /// gRPC server and the HTTP server (when configured) on the current tokio runtime.
 pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerHandle, StartError> {
+    let tls = match &config.tls {
+        Some(files) => Some(crate::tls::Tls::load(files.clone()).map_err(StartError::Tls)?),
+        None => None,
+    };
+    let tls_watcher = tls.as_ref().and_then(|t| t.watch());
     let (mut publisher, catalog) = Publisher::new();
     crate::metrics::watch_catalog(&catalog);
     let report = loaded.report.clone();
@@ -253,7 +264,13 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     let http_task = http.map(|(listener, _, mut http)| {
         http.limits.shutdown_grace = limits.shutdown_grace;
         let signal = stop_signal(stopped.clone());
-        tokio::spawn(crate::http::serve(listener, catalog.clone(), http, signal))
+        tokio::spawn(crate::http::serve(
+            listener,
+            catalog.clone(),
+            http,
+            tls.clone(),
+            signal,
+        ))
     });
     let metrics_task = metrics.map(|(listener, _)| {
         let limits = crate::http::HttpLimits {
@@ -268,7 +285,8 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     });
     let served = catalog.clone();
     let task = tokio::spawn(async move {
-        let grpc = crate::server::serve(listener, served, limits, stop_signal(stopped));
+        let _tls_watcher = tls_watcher;
+        let grpc = crate::server::serve(listener, served, limits, tls, stop_signal(stopped));
         let result = grpc.await.map_err(|e| format!("server failed: {e}"));
         if let Some(http) = http_task {
             http.await.map_err(|e| format!("HTTP server failed: {e}"))?;

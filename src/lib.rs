@@ -25,6 +25,7 @@
 //! | [`service`] | snapshot + requests → replies (`api.Registry` from the index, `fbc.v1.Graph` from the tables) |
 //! | [`deadline`] | watchdogs for loads on file systems that may hang |
 //! | [`metrics`] | events from every layer + scrape-time state → Prometheus text |
+//! | [`tls`] | certificate files → TLS acceptors for the listeners, reloaded when the files change |
 //! | [`reload`] | file changes, SIGHUP → new snapshots, or the last good one kept |
 //! | [`server`] | config + catalog → listening gRPC server |
 //! | [`http`] | config + catalog → listening HTTP server (catalogd's API) |
@@ -67,3 +68,4 @@ pub mod reload;
 pub mod server;
 pub mod service;
 pub mod snapshot;
+pub mod tls;

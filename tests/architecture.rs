@@ -32,6 +32,7 @@ const LAYERS: &[&str] = &[
     "catalog",
     "snapshot",
     "metrics",
+    "tls",
     "cache",
     "deadline",
     "service",

@@ -34,7 +34,7 @@ pub enum Command {
     /// Check a catalog and print every problem found.
     Validate(ValidateArgs),
     /// Serve a catalog over the OLM registry gRPC API (compatible with `opm serve`).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Version ranges in OLM's two grammars.
     #[command(subcommand)]
     Range(crate::cli::graph::args::RangeCommand),
@@ -190,6 +190,16 @@ pub struct ServeArgs {
     /// this address: `HOST:PORT`, or `:PORT` for all interfaces. Off unless given.
     #[arg(long, value_name = "ADDR", value_parser = parse_listen)]
     pub http_addr: Option<Listen>,
+    /// PEM certificate chain for TLS on the gRPC and HTTP listeners (with --tls-key);
+    /// reloaded when the file changes. Plain text without it, as OLM expects.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// PEM CA bundle: clients must present a certificate it signed (mutual TLS).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_client_ca: Option<PathBuf>,
     /// Serve Prometheus metrics at `/metrics` on this address (`HOST:PORT`, or `:PORT`
     /// for all interfaces). Off unless given.
     #[arg(long, value_name = "ADDR", value_parser = parse_listen)]
@@ -268,6 +278,14 @@ impl ServeArgs {
             transport: self.transport.limits(),
             http: self.http_config()?,
             metrics: self.metrics_addr.clone(),
+            tls: match (&self.tls_cert, &self.tls_key) {
+                (Some(cert), Some(key)) => Some(crate::tls::TlsFiles {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                    client_ca: self.tls_client_ca.clone(),
+                }),
+                _ => None,
+            },
         })
     }
 

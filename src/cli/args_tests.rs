@@ -7,7 +7,7 @@ fn serve_args(argv: &[&str]) -> ServeArgs {
     let mut full = vec!["fbc-registry", "serve", "/configs"];
     full.extend_from_slice(argv);
     match Cli::try_parse_from(full).expect("valid args").command {
-        Command::Serve(a) => a,
+        Command::Serve(a) => *a,
         other => panic!("not serve: {other:?}"),
     }
 }

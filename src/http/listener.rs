@@ -13,6 +13,7 @@ use super::HttpLimits;
 use super::body::{CallGuard, Tracked};
 use crate::server::admission::Budget;
 use crate::server::registry::Registry as Connections;
+use crate::server::served_io::ServedIo;
 use crate::server::{
     ACCEPT_BACKOFF_MAX, ACCEPT_BACKOFF_MIN, TransportLimits, accept_failed, configure,
 };
@@ -31,6 +32,7 @@ use tokio::sync::watch;
 /// docs); its connections are reported to the metrics as `listener_name`.
 pub async fn serve(
     listener_name: &'static str,
+    tls: Option<Arc<crate::tls::Tls>>,
     listener: TcpListener,
     router: Router,
     limits: HttpLimits,
@@ -70,7 +72,14 @@ pub async fn serve(
             );
         }
         let io = connections.register(stream, Some(peer));
-        tokio::spawn(connection(io, router.clone(), limits.clone(), stop.clone()));
+        let acceptor = tls.as_ref().map(|t| t.acceptor(crate::tls::Protocol::Http));
+        let (router, limits, stop) = (router.clone(), limits.clone(), stop.clone());
+        tokio::spawn(async move {
+            let timeout = limits.header_read_timeout;
+            if let Some(io) = ServedIo::accept(io, acceptor, timeout).await {
+                connection(io, router, limits, stop).await;
+            }
+        });
     }
     drop(listener);
     let _ = stopping.send(true);
@@ -96,12 +105,12 @@ fn reaper_limits(limits: &HttpLimits) -> TransportLimits {
 
 /// Serves one connection until it closes, or finishes its answer at shutdown.
 async fn connection(
-    io: crate::server::conn::ConnIo,
+    io: ServedIo,
     router: Router,
     limits: HttpLimits,
     mut stop: watch::Receiver<bool>,
 ) {
-    let state = io.state().clone();
+    let state = io.conn().state().clone();
     let write_timeout = limits.write_timeout;
     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
         let call = CallGuard::start(state.clone());

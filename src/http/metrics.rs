@@ -24,7 +24,7 @@ pub async fn serve(listener: TcpListener, limits: HttpLimits, shutdown: impl Fut
             any(|method: Method| async move { scrape(&method) }),
         )
         .fallback(|| async { errors::no_route() });
-    listener::serve("metrics", listener, router, limits, shutdown).await;
+    listener::serve("metrics", None, listener, router, limits, shutdown).await;
 }
 
 fn scrape(method: &Method) -> Reply {

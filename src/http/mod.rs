@@ -95,12 +95,13 @@ pub struct HttpConfig {
     pub browser: bool,
 }
 
-/// Serves HTTP on `listener` until `shutdown` resolves, then drains (see
-/// [`listener`]).
+/// Serves HTTP (over TLS when `tls` is given) on `listener` until `shutdown`
+/// resolves, then drains (see [`listener`]).
 pub async fn serve(
     listener: TcpListener,
     catalog: Catalog,
     config: HttpConfig,
+    tls: Option<Arc<crate::tls::Tls>>,
     shutdown: impl Future<Output = ()>,
 ) {
     let warm = tokio::spawn(warm_views(catalog.clone()));
@@ -110,6 +111,7 @@ pub async fn serve(
     };
     listener::serve(
         "http",
+        tls,
         listener,
         routes::router(api, config.browser),
         config.limits,

@@ -26,6 +26,7 @@ pub mod conn;
 pub mod limits;
 pub mod registry;
 pub mod request;
+pub mod served_io;
 
 pub use limits::{MAX_REQUEST_BYTES, TransportLimits};
 
@@ -34,8 +35,8 @@ use crate::service::health::{Health, HealthServer};
 use crate::service::{Experimental, ExperimentalRegistryServer, Registry, RegistryServer};
 use crate::snapshot::Catalog;
 use admission::{AdmissionLayer, Budget};
-use conn::ConnIo;
 use registry::Registry as Connections;
+use served_io::ServedIo;
 use std::future::Future;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
@@ -77,6 +78,7 @@ pub async fn serve(
     listener: TcpListener,
     catalog: Catalog,
     limits: TransportLimits,
+    tls: Option<Arc<crate::tls::Tls>>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
     log_limits(&catalog, &limits);
@@ -94,7 +96,7 @@ pub async fn serve(
         // Health went NOT_SERVING before this signal (app::ServerHandle::shutdown).
         let _ = stopping_tx.send(());
     };
-    let incoming = incoming(listener, connections.clone(), limits.clone());
+    let incoming = incoming(listener, connections.clone(), limits.clone(), tls);
     let mut builder = tonic::transport::Server::builder();
     if let Some(age) = limits.max_connection_age {
         builder = builder.max_connection_age(age);
@@ -183,9 +185,10 @@ fn incoming(
     listener: TcpListener,
     connections: Arc<Connections>,
     limits: TransportLimits,
-) -> ReceiverStream<std::io::Result<ConnIo>> {
+    tls: Option<Arc<crate::tls::Tls>>,
+) -> ReceiverStream<std::io::Result<ServedIo>> {
     let (tx, rx) = mpsc::channel(1);
-    tokio::spawn(accept_loop(listener, connections, limits, tx));
+    tokio::spawn(accept_loop(listener, connections, limits, tls, tx));
     ReceiverStream::new(rx)
 }
 
@@ -198,7 +201,8 @@ async fn accept_loop(
     listener: TcpListener,
     connections: Arc<Connections>,
     limits: TransportLimits,
-    tx: mpsc::Sender<std::io::Result<ConnIo>>,
+    tls: Option<Arc<crate::tls::Tls>>,
+    tx: mpsc::Sender<std::io::Result<ServedIo>>,
 ) {
     let mut backoff = ACCEPT_BACKOFF_MIN;
     loop {
@@ -230,9 +234,20 @@ async fn accept_loop(
             );
         }
         let io = connections.register(stream, Some(peer));
-        if tx.send(Ok(io)).await.is_err() {
-            return;
-        }
+        let Some(tls) = &tls else {
+            if tx.send(Ok(ServedIo::Plain(io))).await.is_err() {
+                return;
+            }
+            continue;
+        };
+        // The handshake runs on its own task: a slow client holds no accept.
+        let acceptor = tls.acceptor(crate::tls::Protocol::Grpc);
+        let (tx, timeout) = (tx.clone(), limits.handshake_timeout);
+        tokio::spawn(async move {
+            if let Some(io) = ServedIo::accept(io, Some(acceptor), timeout).await {
+                let _ = tx.send(Ok(io)).await;
+            }
+        });
     }
 }
 

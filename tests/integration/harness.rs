@@ -117,9 +117,15 @@ impl TestServer {
         let addr = listener.local_addr().expect("addr");
         let (tx, rx) = oneshot::channel();
         tokio::spawn(async move {
-            fbc_registry::server::serve(listener, catalog, TransportLimits::default(), async {
-                let _ = rx.await;
-            })
+            fbc_registry::server::serve(
+                listener,
+                catalog,
+                TransportLimits::default(),
+                None,
+                async {
+                    let _ = rx.await;
+                },
+            )
             .await
             .expect("server");
         });

@@ -16,6 +16,7 @@
 //!   calls, answers and reloads;
 //! - `probe`: `fbc-registry probe` / `grpc_health_probe`'s exit codes against live, stopped,
 //!   NOT_SERVING and health-less servers;
+//! - `tls`: TLS and mutual TLS on both listeners, rotation, bad pairs, the probe over TLS;
 //! - `hostile_clients`: unread streams, idle and silent connections, huge requests,
 //!   shutdown with a stalled stream, the fd limit.
 
@@ -35,3 +36,4 @@ mod probe;
 mod reload;
 mod resolve_cli;
 mod server;
+mod tls;

@@ -3,7 +3,7 @@
 //! image.
 //!
 //! In: grpc_health_probe's flags ([`flags`]). Out: its messages on stderr and its
-//! exit codes: 0 SERVING, 1 bad arguments, 2 no connection within
+//! exit codes (plain text, or TLS with `-tls`): 0 SERVING, 1 bad arguments, 2 no connection within
 //! `-connect-timeout`, 3 the Check RPC failed (or timed out), 4 the answer was
 //! not SERVING. One difference, on purpose: grpc_health_probe exits 2 (Go's
 //! `flag` package) for a flag its parser rejects, which reads as a connection
@@ -54,8 +54,8 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(status::INVALID_ARGUMENTS);
         }
     };
-    if options.tls.is_some() {
-        eprintln!("error: -tls is not supported by this build yet (plaintext only)");
+    if options.tls.as_ref().is_some_and(|t| t.no_verify) {
+        eprintln!("error: -tls-no-verify is not supported: give the server's CA with -tls-ca-cert");
         return ExitCode::from(status::INVALID_ARGUMENTS);
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -85,8 +85,11 @@ async fn probe(options: &ProbeOptions) -> Result<(), (u8, String)> {
         }
     };
     verbose(format!(
-        "parsed options:\n> addr={} conn_timeout={:?} rpc_timeout={:?}\n> tls=false",
-        options.addr, options.connect_timeout, options.rpc_timeout
+        "parsed options:\n> addr={} conn_timeout={:?} rpc_timeout={:?}\n> tls={}",
+        options.addr,
+        options.connect_timeout,
+        options.rpc_timeout,
+        options.tls.is_some()
     ));
     let connect_failed = |e: String| {
         (
@@ -97,12 +100,28 @@ async fn probe(options: &ProbeOptions) -> Result<(), (u8, String)> {
             ),
         )
     };
-    let endpoint =
-        tonic::transport::Endpoint::from_shared(format!("http://{}", target(&options.addr)))
+    let scheme = if options.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    let mut endpoint =
+        tonic::transport::Endpoint::from_shared(format!("{scheme}://{}", target(&options.addr)))
             .map_err(|e| connect_failed(e.to_string()))?
             .user_agent(options.user_agent.clone())
             .map_err(|e| connect_failed(e.to_string()))?
             .connect_timeout(options.connect_timeout);
+    if let Some(tls) = &options.tls {
+        let config = client_tls(tls).map_err(|e| {
+            (
+                status::INVALID_ARGUMENTS,
+                format!("failed to initialize tls credentials. error={e}"),
+            )
+        })?;
+        endpoint = endpoint
+            .tls_config(config)
+            .map_err(|e| connect_failed(e.to_string()))?;
+    }
     verbose("establishing connection".into());
     let started = Instant::now();
     let channel = match tokio::time::timeout(options.connect_timeout, endpoint.connect()).await {
@@ -188,6 +207,34 @@ async fn probe(options: &ProbeOptions) -> Result<(), (u8, String)> {
     ));
     eprintln!("status: {}", serving.as_str_name());
     Ok(())
+}
+
+/// The client TLS settings of `-tls-*`: the CA file or the system's roots, a
+/// client certificate, the name to verify.
+fn client_tls(tls: &flags::TlsOptions) -> Result<tonic::transport::ClientTlsConfig, String> {
+    use tonic::transport::{Certificate, ClientTlsConfig, Identity};
+    let read = |path: &str, what: &str| {
+        std::fs::read(path)
+            .map_err(|e| format!("failed to load {what} from file ({path}) error={e}"))
+    };
+    let mut config = ClientTlsConfig::new();
+    config = if tls.ca_cert.is_empty() {
+        config.with_native_roots()
+    } else {
+        config.ca_certificate(Certificate::from_pem(read(
+            &tls.ca_cert,
+            "root CA certificates",
+        )?))
+    };
+    if !tls.client_cert.is_empty() {
+        let cert = read(&tls.client_cert, "tls client cert")?;
+        let key = read(&tls.client_key, "tls client key")?;
+        config = config.identity(Identity::from_pem(cert, key));
+    }
+    if !tls.server_name.is_empty() {
+        config = config.domain_name(tls.server_name.clone());
+    }
+    Ok(config)
 }
 
 /// `:port` is this host, as Go dials it.

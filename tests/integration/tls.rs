@@ -128,6 +128,28 @@ async fn tls_serves_clients_that_trust_the_ca_and_only_over_tls() {
         ),
         (Some(0), "status: SERVING\n".to_string())
     );
+    // -tls-no-verify accepts the certificate unchecked; a CA that did not sign
+    // it is a connection failure.
+    let port = server.addr.port();
+    let stranger_file = write(dir.path(), "stranger.crt", &stranger.pem);
+    let (unverified, wrong_ca) = tokio::task::spawn_blocking(move || {
+        let run = |extra: &[String]| {
+            std::process::Command::new(BIN)
+                .args(["probe", &format!("-addr=localhost:{port}"), "-tls"])
+                .args(extra)
+                .output()
+                .expect("probe")
+                .status
+                .code()
+        };
+        (
+            run(&["-tls-no-verify".to_string()]),
+            run(&[format!("-tls-ca-cert={}", stranger_file.display())]),
+        )
+    })
+    .await
+    .expect("probe thread");
+    assert_eq!((unverified, wrong_ca), (Some(0), Some(2)));
 }
 
 /// One HTTPS GET over a rustls client trusting `ca`; the status code.

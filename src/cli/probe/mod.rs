@@ -10,6 +10,7 @@
 //! failure; here every argument error exits 1.
 
 pub mod flags;
+mod insecure;
 
 use flags::{Parsed, ProbeOptions};
 use std::process::ExitCode;
@@ -54,10 +55,6 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(status::INVALID_ARGUMENTS);
         }
     };
-    if options.tls.as_ref().is_some_and(|t| t.no_verify) {
-        eprintln!("error: -tls-no-verify is not supported: give the server's CA with -tls-ca-cert");
-        return ExitCode::from(status::INVALID_ARGUMENTS);
-    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -100,7 +97,8 @@ async fn probe(options: &ProbeOptions) -> Result<(), (u8, String)> {
             ),
         )
     };
-    let scheme = if options.tls.is_some() {
+    let no_verify = options.tls.as_ref().is_some_and(|t| t.no_verify);
+    let scheme = if options.tls.is_some() && !no_verify {
         "https"
     } else {
         "http"
@@ -111,7 +109,7 @@ async fn probe(options: &ProbeOptions) -> Result<(), (u8, String)> {
             .user_agent(options.user_agent.clone())
             .map_err(|e| connect_failed(e.to_string()))?
             .connect_timeout(options.connect_timeout);
-    if let Some(tls) = &options.tls {
+    if let Some(tls) = options.tls.as_ref().filter(|t| !t.no_verify) {
         let config = client_tls(tls).map_err(|e| {
             (
                 status::INVALID_ARGUMENTS,
@@ -124,7 +122,14 @@ async fn probe(options: &ProbeOptions) -> Result<(), (u8, String)> {
     }
     verbose("establishing connection".into());
     let started = Instant::now();
-    let channel = match tokio::time::timeout(options.connect_timeout, endpoint.connect()).await {
+    let connecting = async {
+        if no_verify {
+            insecure::connect(endpoint, target(&options.addr)).await
+        } else {
+            endpoint.connect().await
+        }
+    };
+    let channel = match tokio::time::timeout(options.connect_timeout, connecting).await {
         Ok(Ok(channel)) => channel,
         Ok(Err(e)) if !is_timeout(&e) => return Err(connect_failed(source_chain(&e))),
         _ => {

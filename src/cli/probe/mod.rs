@@ -242,10 +242,12 @@ fn client_tls(tls: &flags::TlsOptions) -> Result<tonic::transport::ClientTlsConf
     Ok(config)
 }
 
-/// `:port` is this host, as Go dials it.
+/// `:port` is this host, as Go dials it: the loopback address itself, so the
+/// probe needs no name resolution (a static binary in an empty image has none
+/// configured).
 fn target(addr: &str) -> String {
     match addr.strip_prefix(':') {
-        Some(port) => format!("localhost:{port}"),
+        Some(port) => format!("127.0.0.1:{port}"),
         None => addr.to_string(),
     }
 }

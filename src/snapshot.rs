@@ -46,20 +46,14 @@ impl Snapshot {
     /// The HTTP view, built on a blocking thread the first time it is asked for
     /// (callers asking meanwhile wait for the same build).
     pub async fn http_view(self: &Arc<Self>) -> Result<Arc<HttpView>, ViewError> {
-        let this = self.clone();
-        let build = || async move {
-            tokio::task::spawn_blocking(move || {
-                let tables = this
-                    .tables
-                    .get()
-                    .map_err(|e| ViewError::Failed(e.to_string()))?;
-                let view = HttpView::build(tables.metas(), this.digest, this.last_modified)?;
-                Ok(Arc::new(view))
-            })
-            .await
-            .map_err(|e| ViewError::Failed(format!("the HTTP view build failed: {e}")))?
-        };
-        self.http.get_or_try_init(build).await.cloned()
+        let build = self.on_tables("the HTTP view build", |this, tables| {
+            Ok(Arc::new(HttpView::build(
+                tables.metas(),
+                this.digest,
+                this.last_modified,
+            )?))
+        });
+        self.http.get_or_try_init(|| build).await.cloned()
     }
 
     /// The GraphQL schema, derived on a blocking thread the first time a query
@@ -80,19 +74,31 @@ impl Snapshot {
     /// The catalog browser's cards, read on a blocking thread the first time a
     /// page asks for them.
     pub async fn browser(self: &Arc<Self>) -> Result<Arc<Browser>, ViewError> {
+        let build = self.on_tables("the browser's cards", |_, tables| {
+            Ok(Arc::new(Browser::build(tables)))
+        });
+        self.browser.get_or_try_init(|| build).await.cloned()
+    }
+
+    /// `build` of this snapshot and its tables, on a blocking thread; `what`
+    /// names it in the error when the thread fails.
+    async fn on_tables<T: Send + 'static>(
+        self: &Arc<Self>,
+        what: &'static str,
+        build: impl FnOnce(&Snapshot, &fbc_catalog::tables::Tables) -> Result<T, ViewError>
+        + Send
+        + 'static,
+    ) -> Result<T, ViewError> {
         let this = self.clone();
-        let build = || async move {
-            tokio::task::spawn_blocking(move || {
-                let tables = this
-                    .tables
-                    .get()
-                    .map_err(|e| ViewError::Failed(e.to_string()))?;
-                Ok(Arc::new(Browser::build(tables)))
-            })
-            .await
-            .map_err(|e| ViewError::Failed(format!("the browser's cards failed: {e}")))?
-        };
-        self.browser.get_or_try_init(build).await.cloned()
+        tokio::task::spawn_blocking(move || {
+            let tables = this
+                .tables
+                .get()
+                .map_err(|e| ViewError::Failed(e.to_string()))?;
+            build(&this, tables)
+        })
+        .await
+        .map_err(|e| ViewError::Failed(format!("{what} failed: {e}")))?
     }
 }
 

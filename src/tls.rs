@@ -173,6 +173,18 @@ fn build(files: &TlsFiles) -> Result<Loaded, TlsError> {
     let key = PrivateKeyDer::from_pem_file(&files.key)
         .map_err(|e| file_error("private key", &files.key, e.to_string()))?;
     let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+    // Read once, shared by both listeners' configurations.
+    let verifier = match &files.client_ca {
+        None => None,
+        Some(path) => Some(
+            WebPkiClientVerifier::builder_with_provider(
+                Arc::new(client_roots(path)?),
+                provider.clone(),
+            )
+            .build()
+            .map_err(|e| file_error("client CA", path, e.to_string()))?,
+        ),
+    };
     let config = |alpn: &[u8]| -> Result<Arc<ServerConfig>, TlsError> {
         let pair_error = |reason: String| TlsError::Pair {
             cert: files.cert.clone(),
@@ -182,17 +194,9 @@ fn build(files: &TlsFiles) -> Result<Loaded, TlsError> {
         let builder = ServerConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
             .map_err(|e| pair_error(e.to_string()))?;
-        let builder = match &files.client_ca {
+        let builder = match &verifier {
             None => builder.with_no_client_auth(),
-            Some(path) => {
-                let verifier = WebPkiClientVerifier::builder_with_provider(
-                    Arc::new(client_roots(path)?),
-                    provider.clone(),
-                )
-                .build()
-                .map_err(|e| file_error("client CA", path, e.to_string()))?;
-                builder.with_client_cert_verifier(verifier)
-            }
+            Some(verifier) => builder.with_client_cert_verifier(verifier.clone()),
         };
         let mut config = builder
             .with_single_cert(certs.clone(), key.clone_key())

@@ -156,12 +156,9 @@ async fn open(client: &Client, http: SocketAddr, path: &str) -> Result<(), Faile
         .goto(&format!("http://{http}{path}"))
         .await
         .map_err(|e| format!("open {path}: {e}"))?;
-    client
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Css("body[data-ready='true']"))
+    wait_for(client, "body[data-ready='true']")
         .await
-        .map_err(|e| format!("{path}: the page's script did not run: {e}"))?;
+        .map_err(|e| format!("{path}: the page's script did not run: {e:?}"))?;
     nothing_ran(client).await
 }
 
@@ -183,6 +180,28 @@ async fn nothing_ran(client: &Client) -> Result<(), Failed> {
         return Err(format!("the catalog's script ran: {ran}").into());
     }
     Ok(())
+}
+
+/// Clicks the element `css` finds.
+async fn click(client: &Client, css: &str) -> Result<(), Failed> {
+    client
+        .find(Locator::Css(css))
+        .await
+        .map_err(|e| format!("{css}: {e}"))?
+        .click()
+        .await
+        .map_err(|e| format!("click {css}: {e}").into())
+}
+
+/// Waits up to 10 s for an element `css` finds.
+async fn wait_for(client: &Client, css: &str) -> Result<(), Failed> {
+    client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::Css(css))
+        .await
+        .map(drop)
+        .map_err(|e| format!("waiting for {css}: {e}").into())
 }
 
 async fn text_of(client: &Client, css: &str) -> Result<String, Failed> {
@@ -266,19 +285,8 @@ fn search_filters_as_you_type(driver: PathBuf) -> Result<(), Failed> {
 fn package_page_draws_the_graph_and_answers_what_next(driver: PathBuf) -> Result<(), Failed> {
     with_browser(driver, async |client, http| {
         open(client, http, "/").await?;
-        client
-            .find(Locator::Css("a[href='/packages/widget-operator']"))
-            .await
-            .map_err(|e| format!("the card's link: {e}"))?
-            .click()
-            .await
-            .map_err(|e| format!("click: {e}"))?;
-        client
-            .wait()
-            .at_most(Duration::from_secs(10))
-            .for_element(Locator::Css("body[data-ready='true'] #successors"))
-            .await
-            .map_err(|e| format!("the package page: {e}"))?;
+        click(client, "a[href='/packages/widget-operator']").await?;
+        wait_for(client, "body[data-ready='true'] #successors").await?;
         nothing_ran(client).await?;
         expect_eq(
             "title",
@@ -311,19 +319,8 @@ fn package_page_draws_the_graph_and_answers_what_next(driver: PathBuf) -> Result
             .send_keys("1.0.0")
             .await
             .map_err(|e| format!("type: {e}"))?;
-        client
-            .find(Locator::Css("#successors button"))
-            .await
-            .map_err(|e| format!("button: {e}"))?
-            .click()
-            .await
-            .map_err(|e| format!("click: {e}"))?;
-        client
-            .wait()
-            .at_most(Duration::from_secs(10))
-            .for_element(Locator::Css("#answer .selected"))
-            .await
-            .map_err(|e| format!("no answer: {e}"))?;
+        click(client, "#successors button").await?;
+        wait_for(client, "#answer .selected").await?;
         expect_eq(
             "selected",
             text_of(client, "#answer .selected").await?,
@@ -340,12 +337,7 @@ fn package_page_draws_the_graph_and_answers_what_next(driver: PathBuf) -> Result
             .await
             .map_err(|e| format!("type: {e}"))?;
         script(client, "document.querySelector('#answer').replaceChildren(); document.querySelector('#successors button').click(); return null;").await?;
-        client
-            .wait()
-            .at_most(Duration::from_secs(10))
-            .for_element(Locator::Css("#answer p"))
-            .await
-            .map_err(|e| format!("no answer: {e}"))?;
+        wait_for(client, "#answer p").await?;
         let answer = text_of(client, "#answer").await?;
         if !answer.contains("2.1.0") {
             return Err(format!("the answer for 2.1.0: {answer}").into());

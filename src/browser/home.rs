@@ -17,11 +17,12 @@ pub const MAX_CARDS: usize = 3_000;
 
 /// The search page for `query`.
 pub fn render(browser: &Browser, catalog: &str, query: &str) -> String {
-    let shown = browser
+    let hits: Vec<bool> = browser
         .cards
         .iter()
-        .filter(|c| matches(&c.search, query))
-        .count();
+        .map(|c| matches(&c.search, query))
+        .collect();
+    let shown = hits.iter().filter(|hit| **hit).count();
     let total = browser.cards.len();
     let mut main = String::with_capacity(600 * total + 1024);
     let _ = write!(
@@ -45,8 +46,7 @@ pub fn render(browser: &Browser, catalog: &str, query: &str) -> String {
     );
     let partial = total > MAX_CARDS;
     let mut written = 0;
-    for card in &browser.cards {
-        let hit = matches(&card.search, query);
+    for (card, &hit) in browser.cards.iter().zip(&hits) {
         if partial && !hit {
             continue;
         }

@@ -90,8 +90,7 @@ fn live() -> &'static std::sync::Arc<Live> {
 fn metrics() -> &'static Metrics {
     static METRICS: OnceLock<Metrics> = OnceLock::new();
     METRICS.get_or_init(|| {
-        let mut registry = Registry::default();
-        let m = Metrics {
+        let mut m = Metrics {
             registry: Registry::default(),
             grpc_calls: Family::default(),
             grpc_seconds: Family::new_with_constructor(latency),
@@ -107,7 +106,7 @@ fn metrics() -> &'static Metrics {
             cache: Family::default(),
             solve_seconds: latency(),
         };
-        let r = registry.sub_registry_with_prefix("fbc_registry");
+        let r = m.registry.sub_registry_with_prefix("fbc_registry");
         r.register(
             "grpc_calls",
             "gRPC calls ended, by method and status code",
@@ -174,8 +173,8 @@ fn metrics() -> &'static Metrics {
             m.solve_seconds.clone(),
         );
         r.register_collector(Box::new(live().clone()));
-        registry.register_collector(Box::new(process::Process));
-        Metrics { registry, ..m }
+        m.registry.register_collector(Box::new(process::Process));
+        m
     })
 }
 

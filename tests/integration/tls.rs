@@ -76,6 +76,16 @@ async fn health(addr: std::net::SocketAddr, tls: Option<ClientTlsConfig>) -> Res
     Ok(reply.into_inner().status)
 }
 
+/// A server certificate from `ca` in `dir`, and with `mutual` the CA as the client CA.
+fn server_files(dir: &Path, ca: &Ca, mutual: bool) -> TlsFiles {
+    let (cert, key) = ca.leaf("server");
+    TlsFiles {
+        cert: write(dir, "tls.crt", &cert),
+        key: write(dir, "tls.key", &key),
+        client_ca: mutual.then(|| write(dir, "client-ca.crt", &ca.pem)),
+    }
+}
+
 fn trusting(ca: &Ca) -> ClientTlsConfig {
     ClientTlsConfig::new()
         .ca_certificate(Certificate::from_pem(&ca.pem))
@@ -86,13 +96,7 @@ fn trusting(ca: &Ca) -> ClientTlsConfig {
 async fn tls_serves_clients_that_trust_the_ca_and_only_over_tls() {
     let dir = tempfile::tempdir().expect("tmp");
     let ca = Ca::new("test CA");
-    let (cert, key) = ca.leaf("server");
-    let files = TlsFiles {
-        cert: write(dir.path(), "tls.crt", &cert),
-        key: write(dir.path(), "tls.key", &key),
-        client_ca: None,
-    };
-    let server = tls_server(files).await;
+    let server = tls_server(server_files(dir.path(), &ca, false)).await;
     assert_eq!(health(server.addr, Some(trusting(&ca))).await, Ok(1));
     assert!(
         health(server.addr, None).await.is_err(),
@@ -181,13 +185,7 @@ async fn https_status(addr: std::net::SocketAddr, ca: &str, path: &str) -> u16 {
 async fn mutual_tls_admits_only_clients_the_ca_signed() {
     let dir = tempfile::tempdir().expect("tmp");
     let ca = Ca::new("test CA");
-    let (cert, key) = ca.leaf("server");
-    let files = TlsFiles {
-        cert: write(dir.path(), "tls.crt", &cert),
-        key: write(dir.path(), "tls.key", &key),
-        client_ca: Some(write(dir.path(), "client-ca.crt", &ca.pem)),
-    };
-    let server = tls_server(files).await;
+    let server = tls_server(server_files(dir.path(), &ca, true)).await;
     assert!(
         health(server.addr, Some(trusting(&ca))).await.is_err(),
         "no client certificate"

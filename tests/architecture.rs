@@ -24,6 +24,7 @@ const LAYERS: &[&str] = &[
     "load",
     "catalogd",
     // fbc-registry, the server
+    "sealed",
     "api",
     "index",
     "http_view",

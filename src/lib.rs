@@ -18,7 +18,6 @@
 //! |---|---|
 //! | [`index`] | model → immutable tables with pre-encoded replies |
 //! | [`browser`] | tables → the catalog browser's pages (search, package, SVG graph) |
-//! | [`sealed`] | prepared bytes → sealed memory files a socket sends from without a copy |
 //! | [`http_view`] | a snapshot's metas → catalogd's bytes (JSON Lines, gzip, validators), prepared once |
 //! | [`catalog`] | directory → index, in one call with a report |
 //! | [`cache`] | directory + cache dir → index, warm from disk when the digest matches |
@@ -66,7 +65,6 @@ pub mod http_view;
 pub mod index;
 pub mod metrics;
 pub mod reload;
-pub mod sealed;
 pub mod server;
 pub mod service;
 pub mod snapshot;

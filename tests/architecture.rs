@@ -24,7 +24,6 @@ const LAYERS: &[&str] = &[
     "load",
     "catalogd",
     // fbc-registry, the server
-    "sealed",
     "api",
     "index",
     "http_view",

@@ -23,7 +23,7 @@ pub fn whole(data: &[u8]) -> Bytes {
         flate2::write::GzEncoder::new(Vec::with_capacity(data.len() / 4), Compression::default());
     // Writing to a Vec cannot fail.
     let _ = encoder.write_all(data);
-    crate::sealed::seal(encoder.finish().unwrap_or_default())
+    Bytes::from(encoder.finish().unwrap_or_default())
 }
 
 /// A gzip member header: magic, deflate, no flags, no mtime, no extra flags, OS unknown.
@@ -78,7 +78,7 @@ impl Segments {
         let (crc, len) = prefix.last().copied().unwrap_or((0, 0));
         buffer.extend_from_slice(&trailer(crc, len));
         Segments {
-            buffer: crate::sealed::seal(buffer),
+            buffer: Bytes::from(buffer),
             bounds: bounds.into_boxed_slice(),
             crcs: crcs.into_boxed_slice(),
             prefix,

@@ -8,9 +8,7 @@
 //! with slices of those buffers — nothing is re-encoded or compressed per
 //! request. The per-meta gzip segments `/metas` needs ([`gzip::Segments`]) are
 //! made the first time a `/metas` answer is asked for gzipped: most clients
-//! (operator-controller among them) only ever read `/all`. The large buffers
-//! live in sealed memory files ([`crate::sealed`]), so plain-text connections
-//! send them with `sendfile(2)` instead of copying them.
+//! (operator-controller among them) only ever read `/all`.
 //!
 //! | module | in → out |
 //! |---|---|
@@ -123,7 +121,7 @@ impl HttpView {
         let all_gzip = gzip::whole(&jsonl);
         let etag = etag_of(digest);
         Ok(HttpView {
-            jsonl: crate::sealed::seal(jsonl),
+            jsonl: Bytes::from(jsonl),
             offsets: offsets.into_boxed_slice(),
             all_gzip,
             segments: OnceLock::new(),

@@ -10,7 +10,6 @@
 //! WINDOW_UPDATEs, since hyper never polls such a stream's reply again.
 
 use super::admission::Budget;
-use crate::sealed::{self, WritePlan};
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -315,12 +314,7 @@ impl AsyncWrite for ConnIo {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         this.state.check(cx)?;
-        let polled = match sealed::plan_write(&[io::IoSlice::new(buf)]) {
-            WritePlan::Copy(_) => Pin::new(&mut this.stream).poll_write(cx, buf),
-            WritePlan::Send { file, offset, len } => {
-                poll_sendfile(&this.stream, cx, &file, offset, len)
-            }
-        };
+        let polled = Pin::new(&mut this.stream).poll_write(cx, buf);
         if let Poll::Ready(Ok(n)) = polled {
             this.state.written(n);
         }
@@ -334,12 +328,7 @@ impl AsyncWrite for ConnIo {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         this.state.check(cx)?;
-        let polled = match sealed::plan_write(bufs) {
-            WritePlan::Copy(n) => Pin::new(&mut this.stream).poll_write_vectored(cx, &bufs[..n]),
-            WritePlan::Send { file, offset, len } => {
-                poll_sendfile(&this.stream, cx, &file, offset, len)
-            }
-        };
+        let polled = Pin::new(&mut this.stream).poll_write_vectored(cx, bufs);
         if let Poll::Ready(Ok(n)) = polled {
             this.state.written(n);
         }
@@ -359,41 +348,6 @@ impl AsyncWrite for ConnIo {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
     }
-}
-
-/// Sends `len` bytes of `file` from `offset` to `stream` without copying them
-/// through user space (see [`crate::sealed`]); how many were sent.
-#[cfg(target_os = "linux")]
-fn poll_sendfile(
-    stream: &TcpStream,
-    cx: &mut Context<'_>,
-    file: &std::fs::File,
-    offset: u64,
-    len: usize,
-) -> Poll<io::Result<usize>> {
-    loop {
-        std::task::ready!(stream.poll_write_ready(cx))?;
-        let sent = stream.try_io(tokio::io::Interest::WRITABLE, || {
-            let mut at = offset;
-            Ok(rustix::fs::sendfile(stream, file, Some(&mut at), len)?)
-        });
-        match sent {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
-            sent => return Poll::Ready(sent),
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn poll_sendfile(
-    _: &TcpStream,
-    _: &mut Context<'_>,
-    _: &std::fs::File,
-    _: u64,
-    _: usize,
-) -> Poll<io::Result<usize>> {
-    // `sealed::seal` makes no files off Linux, so no plan sends one.
-    Poll::Ready(Err(io::Error::other("sendfile needs Linux")))
 }
 
 #[cfg(test)]
@@ -433,56 +387,5 @@ mod tests {
         a.stop();
         conn.unwatch(&b);
         assert_eq!(conn.longest_stall_ms(now_ms() + 5_000), None);
-    }
-
-    /// A sealed body written through the connection after a heap header, to a
-    /// reader slower than the socket buffer: `sendfile` sends part of it, waits
-    /// for the socket, and every byte arrives once, in order.
-    #[tokio::test]
-    async fn sealed_bytes_arrive_whole_through_a_full_socket() {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let body: Vec<u8> = (0..(4usize << 20)).map(|i| (i % 253) as u8).collect();
-        let sealed = crate::sealed::seal(body.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let reader = tokio::spawn(async move {
-            let mut client = TcpStream::connect(addr).await.unwrap();
-            let mut got = Vec::new();
-            let mut chunk = vec![0u8; 64 * 1024];
-            loop {
-                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-                match client.read(&mut chunk).await.unwrap() {
-                    0 => return got,
-                    n => got.extend_from_slice(&chunk[..n]),
-                }
-            }
-        });
-        let (stream, _) = listener.accept().await.unwrap();
-        let (_, conn) = state();
-        let mut io = ConnIo::new(stream, Arc::new(conn), Box::new(|_| {}));
-        let head = b"HTTP/1.1 200 OK\r\n\r\n".to_vec();
-        let (mut head_at, mut body_at) = (0, 0);
-        while body_at < sealed.len() {
-            let bufs = [
-                io::IoSlice::new(&head[head_at..]),
-                io::IoSlice::new(&sealed[body_at..]),
-            ];
-            let from = if head_at < head.len() { 0 } else { 1 };
-            let n = io.write_vectored(&bufs[from..]).await.unwrap();
-            assert!(n > 0);
-            if from == 0 {
-                assert!(
-                    n <= head.len(),
-                    "the heap header goes out before the sealed body"
-                );
-                head_at += n;
-            } else {
-                body_at += n;
-            }
-        }
-        io.shutdown().await.unwrap();
-        let got = reader.await.unwrap();
-        assert_eq!(got.len(), head.len() + body.len());
-        assert!(got[..head.len()] == head[..] && got[head.len()..] == body[..]);
     }
 }

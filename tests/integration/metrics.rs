@@ -123,7 +123,6 @@ async fn metrics_move_with_calls_answers_and_reloads() {
     assert!(value(&before, "process_open_fds", &[]) > 3.0);
     assert!(exists(&before, "process_cpu_seconds_total"));
     assert!(exists(&before, "fbc_registry_snapshot_info"));
-    assert!(exists(&before, "fbc_registry_sealed_memory_bytes"));
 
     let channel = tonic::transport::Channel::from_shared(format!("http://{}", server.grpc))
         .expect("uri")

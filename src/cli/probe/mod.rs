@@ -256,13 +256,19 @@ fn is_timeout(error: &tonic::transport::Error) -> bool {
     source_chain(error).contains("timed out")
 }
 
-/// An error and its sources, as one line.
+/// An error and its sources, as one line; a cause that says the same as the
+/// one before it (hyper-util nests its "tcp connect error") is said once.
 fn source_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
+    let mut said = error.to_string();
+    let mut text = said.clone();
     let mut source = error.source();
     while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
+        let line = cause.to_string();
+        if line != said {
+            text.push_str(": ");
+            text.push_str(&line);
+        }
+        said = line;
         source = cause.source();
     }
     text

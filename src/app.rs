@@ -58,6 +58,8 @@ pub struct ServeConfig {
     pub http: Option<(Listen, HttpConfig)>,
     /// Where to serve Prometheus metrics (`/metrics`), if anywhere.
     pub metrics: Option<Listen>,
+    /// Whether the metrics listener speaks TLS when `tls` is set.
+    pub metrics_tls: bool,
     /// TLS for the gRPC and HTTP listeners; `None`: plain text.
     pub tls: Option<crate::tls::TlsFiles>,
 }
@@ -77,6 +79,7 @@ impl ServeConfig {
             transport: TransportLimits::default(),
             http: None,
             metrics: None,
+            metrics_tls: true,
             tls: None,
         }
     }
@@ -277,8 +280,10 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
             shutdown_grace: limits.shutdown_grace,
             ..crate::http::HttpLimits::default()
         };
+        let tls = tls.clone().filter(|_| config.metrics_tls);
         tokio::spawn(crate::http::metrics::serve(
             listener,
+            tls,
             limits,
             stop_signal(stopped.clone()),
         ))

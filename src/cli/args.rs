@@ -204,6 +204,12 @@ pub struct ServeArgs {
     /// for all interfaces). Off unless given.
     #[arg(long, value_name = "ADDR", value_parser = parse_listen)]
     pub metrics_addr: Option<Listen>,
+    /// With --tls-cert, serve the metrics over TLS too (with --tls-client-ca, the
+    /// scraper needs a client certificate); `--metrics-tls=false` keeps them in
+    /// plain text.
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = true,
+          default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub metrics_tls: bool,
     /// The catalog's name in HTTP paths (`/catalogs/NAME/…`), a DNS-1123 subdomain;
     /// defaults to the catalog directory's name.
     #[arg(long, value_name = "NAME")]
@@ -278,6 +284,7 @@ impl ServeArgs {
             transport: self.transport.limits(),
             http: self.http_config()?,
             metrics: self.metrics_addr.clone(),
+            metrics_tls: self.metrics_tls,
             tls: match (&self.tls_cert, &self.tls_key) {
                 (Some(cert), Some(key)) => Some(crate::tls::TlsFiles {
                     cert: cert.clone(),

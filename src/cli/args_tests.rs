@@ -57,6 +57,8 @@ fn boolean_flags_never_swallow_the_directory() {
         "--cache-only",
         "--debug",
         "--pprof-capture-profiles",
+        "--browser",
+        "--metrics-tls",
     ] {
         let Command::Serve(a) = parse(&["serve", flag, "/configs"]).expect(flag).command else {
             panic!("not serve")
@@ -70,6 +72,8 @@ fn boolean_flags_never_swallow_the_directory() {
         panic!("not serve")
     };
     assert!(!a.watch);
+    let a = serve_args(&["--metrics-tls=false"]);
+    assert!(!a.metrics_tls && serve_args(&[]).metrics_tls);
     assert!(
         parse(&["serve", "--watch", "false", "/c"]).is_err(),
         "two directories"

@@ -22,6 +22,8 @@ pub struct TestServer {
     pub addr: std::net::SocketAddr,
     /// The HTTP server's address, when the config asked for one.
     pub http: Option<std::net::SocketAddr>,
+    /// The metrics listener's address, when the config asked for one.
+    pub metrics: Option<std::net::SocketAddr>,
     pub catalog: Catalog,
     pub reload: ReloadHandle,
     handle: Option<ServerHandle>,
@@ -67,6 +69,7 @@ impl TestServer {
         TestServer {
             addr: handle.grpc_addr,
             http: handle.http_addr,
+            metrics: handle.metrics_addr,
             catalog: handle.catalog.clone(),
             reload: handle.reload.clone(),
             handle: Some(handle),

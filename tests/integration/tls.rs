@@ -6,6 +6,7 @@
 //! speaks TLS with `-tls -tls-ca-cert`.
 
 use crate::harness::{TestServer, fixture, http_config};
+use fbc_registry::app::Listen;
 use fbc_registry::tls::TlsFiles;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use std::path::{Path, PathBuf};
@@ -50,11 +51,43 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
-/// A server with TLS from `files`, HTTP on too.
+/// A server with TLS from `files`, HTTP and metrics on too.
 async fn tls_server(files: TlsFiles) -> TestServer {
     let mut config = http_config(&fixture("catalog-a"), "catalog-a");
     config.tls = Some(files);
+    config.metrics = Some(Listen::Addr(([127, 0, 0, 1], 0).into()));
     TestServer::start_config(config).await
+}
+
+/// A plain-text GET; the status line, or `None` if the server does not answer
+/// in HTTP.
+async fn plain_get(addr: std::net::SocketAddr, path: &str) -> Option<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.ok()?;
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    tcp.write_all(request.as_bytes()).await.ok()?;
+    let mut raw = Vec::new();
+    let read = tokio::time::timeout(std::time::Duration::from_secs(5), tcp.read_to_end(&mut raw));
+    let _ = read.await;
+    let text = String::from_utf8_lossy(&raw);
+    text.starts_with("HTTP/1.1 ")
+        .then(|| text.lines().next().unwrap_or_default().to_string())
+}
+
+#[tokio::test]
+async fn metrics_tls_false_keeps_the_metrics_port_in_plain_text() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let ca = Ca::new("test CA");
+    let mut config = http_config(&fixture("catalog-a"), "catalog-a");
+    config.tls = Some(server_files(dir.path(), &ca, false));
+    config.metrics = Some(Listen::Addr(([127, 0, 0, 1], 0).into()));
+    config.metrics_tls = false;
+    let server = TestServer::start_config(config).await;
+    let metrics = server.metrics.expect("the metrics listener runs");
+    assert_eq!(
+        plain_get(metrics, "/metrics").await.as_deref(),
+        Some("HTTP/1.1 200 OK")
+    );
 }
 
 async fn health(addr: std::net::SocketAddr, tls: Option<ClientTlsConfig>) -> Result<i32, String> {
@@ -108,10 +141,16 @@ async fn tls_serves_clients_that_trust_the_ca_and_only_over_tls() {
             .await
             .is_err()
     );
-    // The HTTP listener speaks TLS too (HTTP/1.1 by ALPN).
+    // The HTTP listener speaks TLS too (HTTP/1.1 by ALPN), and so does metrics'.
     let http = server.http_addr();
     let status = https_status(http, &ca.pem, "/catalogs/catalog-a/api/v1/all").await;
     assert_eq!(status, 200);
+    let metrics = server.metrics.expect("the metrics listener runs");
+    assert_eq!(https_status(metrics, &ca.pem, "/metrics").await, 200);
+    assert!(
+        plain_get(metrics, "/metrics").await.is_none(),
+        "plain text must fail on the metrics port"
+    );
     // The probe, with the CA.
     let ca_file = write(dir.path(), "ca.crt", &ca.pem);
     let addr = format!("-addr=localhost:{}", server.addr.port());

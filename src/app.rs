@@ -60,7 +60,8 @@ pub struct ServeConfig {
     pub metrics: Option<Listen>,
     /// Whether the metrics listener speaks TLS when `tls` is set.
     pub metrics_tls: bool,
-    /// TLS for the gRPC and HTTP listeners; `None`: plain text.
+    /// TLS for the gRPC, HTTP and (unless `metrics_tls` is false) metrics listeners;
+    /// `None`: plain text.
     pub tls: Option<crate::tls::TlsFiles>,
 }
 

@@ -1,4 +1,4 @@
-//! TLS for the gRPC and HTTP listeners, with certificates that rotate.
+//! TLS for the gRPC, HTTP and metrics listeners, with certificates that rotate.
 //!
 //! In: a certificate chain and key (PEM files, `--tls-cert`/`--tls-key`) and
 //! optionally a client CA bundle (`--tls-client-ca`: mutual TLS). Out: a [`Tls`]

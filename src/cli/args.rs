@@ -190,7 +190,7 @@ pub struct ServeArgs {
     /// this address: `HOST:PORT`, or `:PORT` for all interfaces. Off unless given.
     #[arg(long, value_name = "ADDR", value_parser = parse_listen)]
     pub http_addr: Option<Listen>,
-    /// PEM certificate chain for TLS on the gRPC and HTTP listeners (with --tls-key);
+    /// PEM certificate chain for TLS on the gRPC, HTTP and metrics listeners (with --tls-key);
     /// reloaded when the file changes. Plain text without it, as OLM expects.
     #[arg(long, value_name = "FILE", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,

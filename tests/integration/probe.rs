@@ -56,9 +56,8 @@ async fn a_stopped_server_is_a_connection_failure() {
         )) || message.starts_with("timeout: failed to connect service"),
         "{message}"
     );
-    assert_eq!(
-        message.matches("tcp connect error").count().min(1),
-        message.matches("tcp connect error").count(),
+    assert!(
+        message.matches("tcp connect error").count() <= 1,
         "each cause is said once: {message}"
     );
 }

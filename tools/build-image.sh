@@ -30,7 +30,10 @@ mkdir -p "$context/rootfs/bin"
 strip --strip-debug -o "$context/rootfs/bin/fbc-registry" "$binary"
 ln -s fbc-registry "$context/rootfs/bin/grpc_health_probe"
 cp -r "$catalog" "$context/configs"
-"$binary" serve "$context/configs" --cache-dir="$context/cache" --cache-only --termination-log=/dev/null 2>/dev/null
+# Quiet when it works; on a catalog that does not validate, its problems (file, line, field).
+if ! log=$("$binary" serve "$context/configs" --cache-dir="$context/cache" --cache-only --termination-log=/dev/null 2>&1); then
+  echo "$catalog: the index cache could not be built:" >&2; echo "$log" >&2; exit 1
+fi
 cp deploy/Containerfile "$context/Containerfile"
 bah bud --quiet -t "$tag" "$context" >/dev/null
 echo "built $tag"

@@ -7,11 +7,14 @@
 //! symlink, so the directories are watched): each new connection then uses the
 //! new pair, connections already open keep theirs, and a pair that does not load
 //! (unreadable, no certificate, a key that does not match) is logged and the last
-//! good one kept. rustls on ring: no OpenSSL.
+//! good one kept. Only changes count: the watcher also sees files being opened
+//! and read, its own reloads among them, and a reload that woke itself would
+//! run every 200 ms for ever. rustls on ring: no OpenSSL.
 
 use arc_swap::ArcSwap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::pki_types::pem::PemObject;
@@ -76,6 +79,7 @@ struct Loaded {
 pub struct Tls {
     files: TlsFiles,
     current: ArcSwap<Loaded>,
+    reloads: AtomicU64,
 }
 
 impl Tls {
@@ -85,6 +89,7 @@ impl Tls {
         Ok(Arc::new(Tls {
             files,
             current: ArcSwap::from_pointee(loaded),
+            reloads: AtomicU64::new(0),
         }))
     }
 
@@ -99,18 +104,32 @@ impl Tls {
 
     /// Reads the files again; on success new connections use them.
     pub fn reload(&self) -> Result<(), TlsError> {
+        self.reloads.fetch_add(1, Ordering::Relaxed);
         let loaded = build(&self.files)?;
         self.current.store(Arc::new(loaded));
         Ok(())
+    }
+
+    /// How many times the files have been read again since [`Tls::load`].
+    pub fn reloads(&self) -> u64 {
+        self.reloads.load(Ordering::Relaxed)
     }
 
     /// Reloads whenever a file (or its directory entry) changes, until the
     /// returned watcher is dropped.
     pub fn watch(self: &Arc<Self>) -> Option<notify::RecommendedWatcher> {
         use notify::Watcher;
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let mut watcher = notify::recommended_watcher(move |event| {
-            let _ = tx.send(event);
+        // One slot: a change seen while a reload is pending is that reload's.
+        let (tx, mut rx) = tokio::sync::mpsc::channel(1);
+        let mut watcher = notify::recommended_watcher(move |event| match event {
+            Ok(notify::Event {
+                kind: notify::EventKind::Access(_),
+                ..
+            }) => {}
+            Ok(_) => {
+                let _ = tx.try_send(());
+            }
+            Err(error) => tracing::warn!(%error, "TLS file watch error"),
         })
         .map_err(|e| tracing::warn!(error = %e, "TLS files are not watched; they will not rotate"))
         .ok()?;
@@ -231,5 +250,51 @@ fn file_error(what: &'static str, path: &Path, reason: String) -> TlsError {
         what,
         path: path.to_path_buf(),
         reason,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn self_signed(dir: &Path) -> TlsFiles {
+        let cert =
+            rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).expect("certificate");
+        let files = TlsFiles {
+            cert: dir.join("tls.crt"),
+            key: dir.join("tls.key"),
+            client_ca: None,
+        };
+        std::fs::write(&files.cert, cert.cert.pem()).expect("write cert");
+        std::fs::write(&files.key, cert.signing_key.serialize_pem()).expect("write key");
+        files
+    }
+
+    /// A change reloads, and then the watcher rests: reading the files again
+    /// must not count as a change (it did, and the watcher reloaded every
+    /// 200 ms for ever). A slow machine may deliver one write's events on
+    /// both sides of the 200 ms settle, so one change may reload twice.
+    #[tokio::test]
+    async fn a_change_reloads_and_reading_the_files_wakes_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let files = self_signed(dir.path());
+        let tls = Tls::load(files.clone()).expect("load");
+        let _watcher = tls.watch().expect("watcher");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let text = std::fs::read(&files.cert).expect("read cert");
+        std::fs::write(&files.cert, text).expect("rewrite cert");
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let after_change = tls.reloads();
+        assert!(
+            (1..=2).contains(&after_change),
+            "one change: {after_change} reloads"
+        );
+        let _ = std::fs::read(&files.key).expect("read key");
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        assert_eq!(
+            tls.reloads(),
+            after_change,
+            "reading a file is not a change"
+        );
     }
 }

@@ -57,16 +57,35 @@ impl Snapshot {
     }
 
     /// The GraphQL schema, derived on a blocking thread the first time a query
-    /// asks for it (from the HTTP view, built first if need be). A catalog
-    /// whose schemas make no GraphQL schema keeps that error for its lifetime.
+    /// asks for it (from the HTTP view, built first if need be), and logged with
+    /// its build time. A catalog whose schemas make no GraphQL schema keeps that
+    /// error for its lifetime.
     pub async fn graphql(
         self: &Arc<Self>,
     ) -> Result<Result<Arc<GraphqlCatalog>, SchemaError>, ViewError> {
         let view = self.http_view().await?;
+        let generation = self.generation;
         let build = || async move {
-            tokio::task::spawn_blocking(move || GraphqlCatalog::build(view).map(Arc::new))
-                .await
-                .map_err(|e| ViewError::Failed(format!("the GraphQL schema build failed: {e}")))
+            let started = std::time::Instant::now();
+            let built =
+                tokio::task::spawn_blocking(move || GraphqlCatalog::build(view).map(Arc::new))
+                    .await
+                    .map_err(|e| {
+                        ViewError::Failed(format!("the GraphQL schema build failed: {e}"))
+                    })?;
+            let build_ms = started.elapsed().as_millis() as u64;
+            match &built {
+                Ok(catalog) => tracing::info!(
+                    generation,
+                    fields = catalog.fields(),
+                    build_ms,
+                    "GraphQL schema ready"
+                ),
+                Err(error) => {
+                    tracing::warn!(generation, build_ms, %error, "this catalog has no GraphQL schema")
+                }
+            }
+            Ok(built)
         };
         self.graphql.get_or_try_init(build).await.cloned()
     }

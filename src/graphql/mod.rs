@@ -42,6 +42,7 @@ pub const MAX_RESULT_BYTES: usize = 32 << 20;
 /// The GraphQL schema of one snapshot and the rows it reads.
 pub struct GraphqlCatalog {
     schema: async_graphql::dynamic::Schema,
+    fields: usize,
 }
 
 impl std::fmt::Debug for GraphqlCatalog {
@@ -75,6 +76,13 @@ impl GraphqlCatalog {
         let mut catalog = CatalogSchema::default();
         let mut rows: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         for row in 0..view.len() {
+            // Counted every so often, so a catalog over the cap stops early.
+            if row % 256 == 255 {
+                let fields = catalog.field_count();
+                if fields > types::MAX_SCHEMA_FIELDS {
+                    return Err(types::SchemaError::TooLarge { fields });
+                }
+            }
             let text = view.meta(row);
             let Ok(serde_json::Value::Object(object)) = serde_json::from_slice(&text) else {
                 continue;
@@ -88,9 +96,18 @@ impl GraphqlCatalog {
             catalog.add(schema, &object);
             rows.entry(schema.to_string()).or_default().push(row as u32);
         }
+        let fields = catalog.field_count();
+        if fields > types::MAX_SCHEMA_FIELDS {
+            return Err(types::SchemaError::TooLarge { fields });
+        }
         let pages = Arc::new(ViewPages { view, rows });
         let schema = types::build(&catalog, pages)?;
-        Ok(GraphqlCatalog { schema })
+        Ok(GraphqlCatalog { schema, fields })
+    }
+
+    /// The fields of the derived schema (see [`CatalogSchema::field_count`]).
+    pub fn fields(&self) -> usize {
+        self.fields
     }
 
     /// catalogd's answer to a query that passed its caps (blocking: runs it on

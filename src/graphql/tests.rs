@@ -27,6 +27,7 @@ fn catalog(objects: Vec<String>) -> GraphqlCatalog {
         schema.add("olm.bundle", &object);
     }
     GraphqlCatalog {
+        fields: schema.field_count(),
         schema: types::build(&schema, Arc::new(Fixed(objects))).unwrap(),
     }
 }
@@ -97,4 +98,47 @@ fn colliding_schemas_have_no_graphql_schema() {
     schema.add("query", &object);
     let error = types::build(&schema, Arc::new(Fixed(Vec::new()))).unwrap_err();
     assert_eq!(error, types::SchemaError::Duplicate("Query".into()));
+}
+
+/// A view of `count` metas of schema `x.custom`, each with `keys` keys of its own.
+fn view_of_distinct_keys(count: usize, keys: usize) -> Arc<HttpView> {
+    use fbc_catalog::model::Meta;
+    use fbc_catalog::tables::metas::MetaTable;
+    let rows: Vec<Meta> = (0..count)
+        .map(|i| Meta {
+            schema: "x.custom".into(),
+            package: "p".into(),
+            name: format!("m{i}"),
+            origin: fbc_catalog::source::Origin {
+                file: "catalog.json".into(),
+                document: i + 1,
+                line: i + 1,
+            },
+        })
+        .collect();
+    let json = (0..count)
+        .map(|i| {
+            let fields: Vec<String> = (0..keys).map(|k| format!("\"f{i}x{k}\":{k}")).collect();
+            Bytes::from(format!("{{\"schema\":\"x.custom\",{}}}", fields.join(",")))
+        })
+        .collect();
+    let table = MetaTable::with_json(rows, json);
+    let view = HttpView::build(&table, Default::default(), std::time::UNIX_EPOCH).unwrap();
+    Arc::new(view)
+}
+
+#[test]
+fn a_schema_of_too_many_fields_is_refused_before_it_is_built() {
+    let small = GraphqlCatalog::build(view_of_distinct_keys(10, 10)).unwrap();
+    assert_eq!(small.fields(), 10 * 10 + 1, "each key, and `schema`");
+    let over = types::MAX_SCHEMA_FIELDS / 50 + 1;
+    let error = GraphqlCatalog::build(view_of_distinct_keys(over, 50)).unwrap_err();
+    assert!(
+        matches!(error, types::SchemaError::TooLarge { fields } if fields > types::MAX_SCHEMA_FIELDS),
+        "{error}"
+    );
+    assert!(
+        error.to_string().contains("20000 GraphQL fields"),
+        "{error}"
+    );
 }

@@ -49,7 +49,22 @@ pub enum SchemaError {
     /// async-graphql refused the schema.
     #[error("{0}")]
     Build(String),
+    /// The schemas derive more fields than [`MAX_SCHEMA_FIELDS`].
+    #[error(
+        "the catalog's schemas derive more than {MAX_SCHEMA_FIELDS} GraphQL fields ({fields} so far); this server builds no schema that large"
+    )]
+    TooLarge {
+        /// Fields counted when the build stopped.
+        fields: usize,
+    },
 }
+
+/// The most fields a derived schema may have (ours: catalogd has no cap). The
+/// five shared real catalogs derive 21 to 26 fields; a catalog whose metas each
+/// bring new keys derives one field per key, and async-graphql holds about
+/// 1.3 KB per field (a 3.2 MB catalog of 200,000 distinct keys made a 255 MB
+/// schema), so without a cap a few megabytes of catalog cost gigabytes.
+pub const MAX_SCHEMA_FIELDS: usize = 20_000;
 
 /// Names no derived type may take.
 const RESERVED: &[&str] = &[

@@ -60,7 +60,8 @@ pub async fn graphql(
     let catalog = match snapshot.graphql().await {
         Ok(Ok(catalog)) => catalog,
         Ok(Err(error)) => {
-            tracing::error!(%error, "this catalog has no GraphQL schema");
+            // Logged once, when the schema build failed (see `Snapshot::graphql`).
+            tracing::debug!(%error, "this catalog has no GraphQL schema");
             let message =
                 format!("500 Internal Server Error: this catalog has no GraphQL schema: {error}");
             return errors::text(StatusCode::INTERNAL_SERVER_ERROR, &message);

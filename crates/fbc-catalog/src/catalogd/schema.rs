@@ -97,6 +97,16 @@ impl CatalogSchema {
             }
         }
     }
+
+    /// The fields the GraphQL schema will have: every schema's, and those of
+    /// the lists of objects inside them (each such list is a type of its own).
+    pub fn field_count(&self) -> usize {
+        self.schemas
+            .values()
+            .flat_map(|info| info.fields.values())
+            .map(|field| 1 + field.nested.len())
+            .sum()
+    }
 }
 
 /// Fields not yet known are added; known ones keep their first type.

@@ -123,4 +123,9 @@ fn lists_of_objects_get_the_union_of_their_fields_and_the_first_object_decides()
         (Scalar::Float, true)
     );
     assert_eq!(nested["value"].scalar, Scalar::String);
+    assert_eq!(
+        schema.field_count(),
+        2 + 3,
+        "name and properties, and properties' three"
+    );
 }

@@ -40,7 +40,10 @@
 # with it). A run during which processes outside this script used more than MAX_FOREIGN of a core
 # (counted from /proc: user+system time of every other process and of children they reaped) is
 # retried. Loopback and two cores: for large bodies wrk's single thread (reading, not parsing) can be
-# the bottleneck of both servers; the ratio then approaches 1 whatever the servers do.
+# the bottleneck of both servers; the ratio then approaches 1 whatever the servers do. To tell which
+# side bounds a run, each run also records the share of a core the server's processes and wrk used
+# (`cpu server/wrk` in the log, `server / wrk core` in the tables): a server near 1.00 is the limit,
+# a wrk near 1.00 with the server below it means the figure is the client's ceiling, not the server's.
 set -euo pipefail
 
 catalog=${1:?usage: tools/http-bench.sh CATALOG_DIR}
@@ -139,6 +142,33 @@ def cmd_foreign(before_path, root, seconds):
         used += max(0, t - before.get(pid, (0, 0))[1])
     print(f'{used / hz / float(seconds):.3f}')
 
+def cmd_ticks(root):
+    """CPU ticks used so far by root and its live descendants (and children they reaped)."""
+    snap = ticks_snapshot()
+    root, total = int(root), 0
+    for pid, (_, t) in snap.items():
+        p, seen = pid, 0
+        while p > 1 and seen < 64:
+            if p == root:
+                total += t
+                break
+            p, seen = snap.get(p, (1, 0))[0], seen + 1
+    print(total)
+
+def cmd_share(before, after, seconds):
+    """Ticks as a share of one core over seconds."""
+    print(f'{(int(after) - int(before)) / os.sysconf("SC_CLK_TCK") / float(seconds):.2f}')
+
+def cmd_run(out_path, *argv):
+    """Runs argv with its output to out_path; prints the CPU seconds it used and its wall time."""
+    import resource, subprocess, time
+    started = time.monotonic()
+    with open(out_path, 'w') as out:
+        subprocess.run(list(argv), stdout=out, stderr=subprocess.STDOUT)
+    wall = time.monotonic() - started
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f'{used.ru_utime + used.ru_stime:.3f} {wall:.3f}')
+
 UNIT = {'us': 1e-3, 'ms': 1.0, 's': 1e3, 'm': 60e3}
 BYTES = {'B': 1, 'KB': 1024, 'MB': 1024**2, 'GB': 1024**3, 'TB': 1024**4}
 
@@ -185,7 +215,7 @@ def cmd_summary(out):
         res = os.path.dirname(tsv)
         meta = json.load(open(os.path.join(res, 'meta.json')))
         rows = [l.rstrip('\n').split('\t') for l in open(tsv) if l.strip()]
-        # catalog scenario conns server run rps mib p50 p99 errors foreign file
+        # catalog scenario conns server run rps mib p50 p99 errors foreign file server_cpu wrk_cpu
         scen_order = []
         for r in rows:
             if r[1] not in scen_order:
@@ -194,8 +224,9 @@ def cmd_summary(out):
         for scen in scen_order:
             info = meta['scenarios'][scen]
             detail += [f"### {meta['catalog']}: {info['title']}", '', info['what'], '',
-                       '| conns | server | req/s | MiB/s | p50 ms | p99 ms | req/s ÷ nginx | runs (req/s) |',
-                       '|---:|---|---:|---:|---:|---:|---:|---|']
+                       '| conns | server | req/s | MiB/s | p50 ms | p99 ms | server / wrk core | req/s ÷ nginx '
+                       '| runs (req/s) |',
+                       '|---:|---|---:|---:|---:|---:|---:|---:|---|']
             for c in sorted({int(r[2]) for r in rows if r[1] == scen}):
                 med = {}
                 for srv in SERVERS:
@@ -209,13 +240,14 @@ def cmd_summary(out):
                 ratios = {}
                 for srv, (pick, rs) in med.items():
                     rps, mib, p50, p99 = (float(pick[i]) for i in (5, 6, 7, 8))
+                    cores = f"{pick[12]} / {pick[13]}" if len(pick) > 13 else '—'
                     ratio = rps / base if base else float('nan')
                     ratios[srv] = ratio
                     marks = ' '.join(
                         f"{float(r[5]):.0f}" + ('!' if float(r[10]) > float(meta['max_foreign']) else '')
                         + (f"(E{r[9]})" if int(r[9]) else '') for r in rs)
                     detail.append(f"| {c} | {LABEL[srv]} | {rps:,.0f} | {mib:,.1f} | {p50:.2f} | {p99:.2f} | "
-                                  f"{'—' if srv == 'nginx' else f'{ratio:.2f}×'} | {marks} |")
+                                  f"{cores} | {'—' if srv == 'nginx' else f'{ratio:.2f}×'} | {marks} |")
                 fmt = lambda s: f"{ratios[s]:.2f}×" if s in ratios else '—'
                 overview.append(f"| {meta['catalog']} | {info['title']} | {c} | {fmt('fbc-registry')} | "
                                 f"{fmt('fbc-registry-unpinned')} |")
@@ -223,7 +255,8 @@ def cmd_summary(out):
     notes = ['', 'Columns: the run of median req/s among the runs of each server (its MiB/s and latencies '
              'with it); MiB/s is wrk\'s Transfer/sec (headers included). `!` marks a run during which other '
              'processes used more than MAX_FOREIGN of a core even after retries; `(En)` a run with n errors '
-             'or non-2xx/3xx answers. Raw wrk outputs beside each catalog\'s results.tsv.', '']
+             'or non-2xx/3xx answers; `server / wrk core`: the share of one core the server\'s processes and wrk '
+             'used during that run. Raw wrk outputs beside each catalog\'s results.tsv.', '']
     text = '\n'.join(lines + overview + notes + detail) + '\n'
     open(os.path.join(out, 'summary.md'), 'w').write(text)
     print(text)
@@ -239,19 +272,22 @@ def cmd_meta(path, catalog, max_foreign, scenarios_tsv):
 if __name__ == '__main__':
     cmd = sys.argv[1]
     {'snap': cmd_snap, 'foreign': cmd_foreign, 'parse': cmd_parse, 'package': cmd_package,
-     'summary': cmd_summary, 'meta': cmd_meta}[cmd](*sys.argv[2:])
+     'summary': cmd_summary, 'meta': cmd_meta, 'ticks': cmd_ticks, 'share': cmd_share,
+     'run': cmd_run}[cmd](*sys.argv[2:])
 PY
 hb() { python3 "$tmp/hb.py" "$@"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # --- fbc-registry: pinned, and unpinned ---
 declare -A port
+declare -A spid # server label -> pid (its processes are it and its descendants)
 start_fbc() { # label cpulist: sets port[label] (runs in this shell, so the server stays its child)
   local label=$1 cpulist=$2 grpc waited=0
   port[$label]=$(free_port); grpc=$(free_port)
   taskset -c "$cpulist" "$bin" serve "$catalog" -p "$grpc" --watch=false -t "$tmp/termination-$label" \
     --http-addr "127.0.0.1:${port[$label]}" --catalog-name "$name" >"$res/$label.log" 2>&1 &
   pids+=("$!")
+  spid[$label]=$!
   until grep -q "HTTP view ready" "$res/$label.log"; do
     sleep 0.1; waited=$((waited + 1))
     if [ "$waited" -gt 1200 ] || ! kill -0 "${pids[-1]}" 2>/dev/null; then
@@ -329,6 +365,7 @@ EOF
 cp "$tmp/nginx.conf" "$res/nginx.conf"
 taskset -c "$server_cpu" nginx -p "$tmp" -c "$tmp/nginx.conf" -e "$tmp/nginx-error.log" &
 pids+=("$!")
+spid[nginx]=$!
 for _ in $(seq 100); do curl -fsS -o /dev/null "http://127.0.0.1:$nport$api/all" 2>/dev/null && break; sleep 0.1; done
 
 # --- scenarios: id -> path, header, title ---
@@ -385,11 +422,15 @@ kernel $(uname -r); $(date -u +%FT%TZ). wrk: \`taskset -c $client_cpu wrk -t1 -c
   hb meta "$res/meta.json" "$cat_id" "$max_foreign" "$tmp/scenarios.tsv"
 
 # --- the runs ---
-wrk_run() { # server scenario conns dur file
-  local srv=$1 sc=$2 c=$3 dur=$4 file=$5 h=${header[$2]}
+wrk_run() { # server scenario conns dur file; sets cpu_server and cpu_wrk (shares of a core)
+  local srv=$1 sc=$2 c=$3 dur=$4 file=$5 h=${header[$2]} before after wrk_secs wall
   [ "$sc" = all-304 ] && h="If-None-Match: ${etag[$srv]}"
-  taskset -c "$client_cpu" wrk -t1 -c"$c" -d"$dur" --timeout "$wrk_timeout" --latency ${h:+-H "$h"} \
-    "http://127.0.0.1:${port[$srv]}${path[$sc]}" >"$file" 2>&1
+  before=$(hb ticks "${spid[$srv]}")
+  read -r wrk_secs wall < <(hb run "$file" taskset -c "$client_cpu" wrk -t1 -c"$c" -d"$dur" --timeout "$wrk_timeout" \
+    --latency ${h:+-H "$h"} "http://127.0.0.1:${port[$srv]}${path[$sc]}")
+  after=$(hb ticks "${spid[$srv]}")
+  cpu_server=$(hb share "$before" "$after" "$wall")
+  cpu_wrk=$(python3 -c "print(f'{$wrk_secs / $wall:.2f}')")
 }
 wait_quiet() { # until other processes use less than MAX_FOREIGN of a core over QUIET_SECS, or QUIET_WAIT passes
   local waited=0 f
@@ -426,10 +467,11 @@ for sc in "${scenarios[@]}"; do
           wait_quiet
         done
         read -r rps mib p50 p99 errs < <(hb parse "$file")
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cat_id" "$sc" "$c" "$srv" "$r" \
-          "$rps" "$mib" "$p50" "$p99" "$errs" "$foreign" "$(basename "$file")" >>"$res/results.tsv"
-        printf '  %-24s c=%-3s %-22s run %s: %10s req/s %9s MiB/s p50 %7s ms p99 %7s ms foreign %s\n' \
-          "$sc" "$c" "$srv" "$r" "$rps" "$mib" "$p50" "$p99" "$foreign"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$cat_id" "$sc" "$c" "$srv" \
+          "$r" "$rps" "$mib" "$p50" "$p99" "$errs" "$foreign" "$(basename "$file")" "$cpu_server" "$cpu_wrk" \
+          >>"$res/results.tsv"
+        printf '  %-24s c=%-3s %-22s run %s: %10s req/s %9s MiB/s p50 %7s ms p99 %7s ms foreign %s cpu server/wrk %s/%s\n' \
+          "$sc" "$c" "$srv" "$r" "$rps" "$mib" "$p50" "$p99" "$foreign" "$cpu_server" "$cpu_wrk"
       done
     done
   done

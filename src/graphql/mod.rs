@@ -75,14 +75,8 @@ impl GraphqlCatalog {
     pub fn build(view: Arc<HttpView>) -> Result<GraphqlCatalog, types::SchemaError> {
         let mut catalog = CatalogSchema::default();
         let mut rows: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        let mut fields = 0;
         for row in 0..view.len() {
-            // Counted every so often, so a catalog over the cap stops early.
-            if row % 256 == 255 {
-                let fields = catalog.field_count();
-                if fields > types::MAX_SCHEMA_FIELDS {
-                    return Err(types::SchemaError::TooLarge { fields });
-                }
-            }
             let text = view.meta(row);
             let Ok(serde_json::Value::Object(object)) = serde_json::from_slice(&text) else {
                 continue;
@@ -93,12 +87,12 @@ impl GraphqlCatalog {
             if schema.is_empty() {
                 continue;
             }
-            catalog.add(schema, &object);
+            fields += catalog.add(schema, &object);
+            // Checked meta by meta: a catalog over the cap stops at once.
+            if fields > types::MAX_SCHEMA_FIELDS {
+                return Err(types::SchemaError::TooLarge { fields });
+            }
             rows.entry(schema.to_string()).or_default().push(row as u32);
-        }
-        let fields = catalog.field_count();
-        if fields > types::MAX_SCHEMA_FIELDS {
-            return Err(types::SchemaError::TooLarge { fields });
         }
         let pages = Arc::new(ViewPages { view, rows });
         let schema = types::build(&catalog, pages)?;

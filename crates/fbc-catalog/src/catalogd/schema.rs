@@ -71,18 +71,21 @@ pub struct CatalogSchema {
 pub const MAX_SAMPLE_ELEMENTS: usize = 10;
 
 impl CatalogSchema {
-    /// Adds one meta (an object of `schema`; a meta without a schema is skipped).
-    pub fn add(&mut self, schema: &str, object: &Map<String, Value>) {
+    /// Adds one meta (an object of `schema`; a meta without a schema is
+    /// skipped); how many fields it added to [`CatalogSchema::field_count`].
+    pub fn add(&mut self, schema: &str, object: &Map<String, Value>) -> usize {
         if schema.is_empty() {
-            return;
+            return 0;
         }
         let info = self.schemas.entry(schema.to_string()).or_default();
         info.total_objects += 1;
+        let mut added = 0;
         for (key, value) in object {
             let name = remap_field_name(key);
             let (scalar, is_array, nested) = analyze_field(value);
             match info.fields.get_mut(&name) {
                 None => {
+                    added += 1 + nested.len();
                     info.fields.insert(
                         name,
                         FieldInfo {
@@ -93,9 +96,10 @@ impl CatalogSchema {
                         },
                     );
                 }
-                Some(existing) => merge(&mut existing.nested, nested),
+                Some(existing) => added += merge(&mut existing.nested, nested),
             }
         }
+        added
     }
 
     /// The fields the GraphQL schema will have: every schema's, and those of
@@ -109,11 +113,13 @@ impl CatalogSchema {
     }
 }
 
-/// Fields not yet known are added; known ones keep their first type.
-fn merge(existing: &mut BTreeMap<String, FieldInfo>, new: BTreeMap<String, FieldInfo>) {
+/// Fields not yet known are added (how many); known ones keep their first type.
+fn merge(existing: &mut BTreeMap<String, FieldInfo>, new: BTreeMap<String, FieldInfo>) -> usize {
+    let before = existing.len();
     for (name, info) in new {
         existing.entry(name).or_insert(info);
     }
+    existing.len() - before
 }
 
 /// `analyzeFieldValue`: the scalar, list-ness and nested fields of a value.
@@ -137,7 +143,9 @@ fn analyze_field(value: &Value) -> (Scalar, bool, BTreeMap<String, FieldInfo>) {
             let fields = analyze_nested(object);
             match nested.as_mut() {
                 None => nested = Some(fields),
-                Some(known) => merge(known, fields),
+                Some(known) => {
+                    merge(known, fields);
+                }
             }
         }
     }

@@ -98,13 +98,18 @@ fn field_types_as_catalogd_infers_them() {
 #[test]
 fn lists_of_objects_get_the_union_of_their_fields_and_the_first_object_decides() {
     let mut schema = CatalogSchema::default();
-    schema.add(
+    let first = schema.add(
         "olm.bundle",
         &object(json!({"name": "a", "properties": [{"type": "olm.package", "value": {"packageName": "a"}}]})),
     );
-    schema.add(
+    let second = schema.add(
         "olm.bundle",
         &object(json!({"name": 7, "properties": [{"type": "olm.gvk", "extra": [1.5]}]})),
+    );
+    assert_eq!(
+        (first, second),
+        (4, 1),
+        "name, properties, type, value; then extra"
     );
     let info = &schema.schemas["olm.bundle"];
     assert_eq!(info.total_objects, 2);

@@ -160,14 +160,14 @@ def cmd_share(before, after, seconds):
     print(f'{(int(after) - int(before)) / os.sysconf("SC_CLK_TCK") / float(seconds):.2f}')
 
 def cmd_run(out_path, *argv):
-    """Runs argv with its output to out_path; prints the CPU seconds it used and its wall time."""
+    """Runs argv with its output to out_path; prints the share of a core it used and its wall time."""
     import resource, subprocess, time
     started = time.monotonic()
     with open(out_path, 'w') as out:
         subprocess.run(list(argv), stdout=out, stderr=subprocess.STDOUT)
     wall = time.monotonic() - started
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(f'{used.ru_utime + used.ru_stime:.3f} {wall:.3f}')
+    print(f'{(used.ru_utime + used.ru_stime) / wall:.2f} {wall:.3f}')
 
 UNIT = {'us': 1e-3, 'ms': 1.0, 's': 1e3, 'm': 60e3}
 BYTES = {'B': 1, 'KB': 1024, 'MB': 1024**2, 'GB': 1024**3, 'TB': 1024**4}
@@ -423,14 +423,13 @@ kernel $(uname -r); $(date -u +%FT%TZ). wrk: \`taskset -c $client_cpu wrk -t1 -c
 
 # --- the runs ---
 wrk_run() { # server scenario conns dur file; sets cpu_server and cpu_wrk (shares of a core)
-  local srv=$1 sc=$2 c=$3 dur=$4 file=$5 h=${header[$2]} before after wrk_secs wall
+  local srv=$1 sc=$2 c=$3 dur=$4 file=$5 h=${header[$2]} before after wall
   [ "$sc" = all-304 ] && h="If-None-Match: ${etag[$srv]}"
   before=$(hb ticks "${spid[$srv]}")
-  read -r wrk_secs wall < <(hb run "$file" taskset -c "$client_cpu" wrk -t1 -c"$c" -d"$dur" --timeout "$wrk_timeout" \
+  read -r cpu_wrk wall < <(hb run "$file" taskset -c "$client_cpu" wrk -t1 -c"$c" -d"$dur" --timeout "$wrk_timeout" \
     --latency ${h:+-H "$h"} "http://127.0.0.1:${port[$srv]}${path[$sc]}")
   after=$(hb ticks "${spid[$srv]}")
   cpu_server=$(hb share "$before" "$after" "$wall")
-  cpu_wrk=$(python3 -c "print(f'{$wrk_secs / $wall:.2f}')")
 }
 wait_quiet() { # until other processes use less than MAX_FOREIGN of a core over QUIET_SECS, or QUIET_WAIT passes
   local waited=0 f

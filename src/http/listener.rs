@@ -11,6 +11,7 @@
 
 use super::HttpLimits;
 use super::body::{CallGuard, Tracked};
+use super::canned::{SECURITY_HEADERS, SecureCanned};
 use crate::server::admission::Budget;
 use crate::server::registry::Registry as Connections;
 use crate::server::served_io::ServedIo;
@@ -111,6 +112,7 @@ async fn connection(
     mut stop: watch::Receiver<bool>,
 ) {
     let state = io.conn().state().clone();
+    let io = SecureCanned::new(io, state.clone());
     let write_timeout = limits.write_timeout;
     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
         let call = CallGuard::start(state.clone());
@@ -139,21 +141,24 @@ async fn connection(
     let _ = served.await;
 }
 
-/// Headers on every answer: no MIME sniffing, no referrer, and for anything
-/// that did not set its own policy, a Content-Security-Policy that allows
-/// nothing (an API answer opened in a browser runs no script and loads nothing).
+/// Headers on every answer ([`SECURITY_HEADERS`]): no MIME sniffing, no
+/// referrer, and for anything that did not set its own policy, a
+/// Content-Security-Policy that allows nothing (an API answer opened in a
+/// browser runs no script and loads nothing). hyper's own error answers get
+/// them from [`SecureCanned`].
 fn secure(headers: &mut http::HeaderMap) {
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers
-        .entry(header::CONTENT_SECURITY_POLICY)
-        .or_insert(HeaderValue::from_static(
-            "default-src 'none'; frame-ancestors 'none'",
-        ));
+    const fn header(i: usize) -> (http::HeaderName, HeaderValue) {
+        (
+            http::HeaderName::from_static(SECURITY_HEADERS[i].0),
+            HeaderValue::from_static(SECURITY_HEADERS[i].1),
+        )
+    }
+    const SECURE: [(http::HeaderName, HeaderValue); 3] = [header(0), header(1), header(2)];
+    for (name, value) in SECURE {
+        if name == header::CONTENT_SECURITY_POLICY {
+            headers.entry(name).or_insert(value);
+        } else {
+            headers.insert(name, value);
+        }
+    }
 }

@@ -11,6 +11,7 @@
 //! | module | in → out |
 //! |---|---|
 //! | [`listener`] | accepted connections → hyper HTTP/1.1, bounded and reaped |
+//! | [`canned`] | hyper's own error heads (400, 414, 431) → the same security headers as every answer |
 //! | [`routes`] | paths → handlers; Go's 404 for the rest |
 //! | [`catalogd`] | `/all`, `/metas` → catalogd's answers |
 //! | [`icons`] | `/icons/{package}` → a package's icon, cacheable, never HTML |
@@ -29,6 +30,7 @@
 
 pub mod body;
 pub mod browser;
+pub mod canned;
 pub mod catalogd;
 pub mod conditional;
 pub mod content;

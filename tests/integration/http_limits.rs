@@ -42,6 +42,53 @@ async fn an_oversized_request_head_is_refused() {
     assert_eq!(parse(&seen, false).status, 431);
 }
 
+/// hyper's own answers to heads that do not parse carry the headers every
+/// answer carries: a 70 KB header (431), a malformed request line (400), and
+/// the same after a good answer on a kept-alive connection.
+#[tokio::test]
+async fn hypers_own_error_answers_carry_the_security_headers() {
+    let server = server_with(&example(), HttpLimits::default()).await;
+    let big = format!(
+        "GET /catalogs/example/api/v1/all HTTP/1.1\r\nHost: t\r\nX-Big: {}\r\n\r\n",
+        "x".repeat(70 * 1024)
+    );
+    let good = "GET /catalogs/example/api/v1/metas?schema=olm.package HTTP/1.1\r\nHost: t\r\n\r\n";
+    let cases: [(&str, String, u16); 3] = [
+        ("a 70 KB header", big.clone(), 431),
+        (
+            "a malformed request line",
+            "GET\x01 / HTTP/1.1\r\n\r\n".into(),
+            400,
+        ),
+        (
+            "a 70 KB header after a good answer",
+            format!("{good}{big}"),
+            431,
+        ),
+    ];
+    for (what, request, status) in cases {
+        let mut stream = TcpStream::connect(server.http_addr()).await.unwrap();
+        let _ = stream.write_all(request.as_bytes()).await;
+        let seen = closed_within(&mut stream, Duration::from_secs(5)).await;
+        let text = String::from_utf8_lossy(&seen).to_lowercase();
+        let last = text.rfind("http/1.1 ").map_or("", |at| &text[at..]);
+        assert!(
+            last.starts_with(&format!("http/1.1 {status} ")),
+            "{what}: {text}"
+        );
+        for header in [
+            "x-content-type-options: nosniff\r\n",
+            "referrer-policy: no-referrer\r\n",
+            "content-security-policy: default-src 'none'; frame-ancestors 'none'\r\n",
+        ] {
+            assert!(
+                last.contains(header),
+                "{what}: {header:?} missing in {last:?}"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn silent_and_idle_connections_are_closed() {
     let limits = HttpLimits {

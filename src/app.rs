@@ -134,13 +134,18 @@ fn log_cache_outcome(cache: &CacheConfig, cached: &CachedLoad) {
             crate::cache::SUBDIR
         );
     }
-    if let Some(stale) = &cached.notes.stale {
-        tracing::warn!(cache = %dir, "cache requires rebuild: {stale}");
-    }
-    crate::metrics::cache_lookup(match cached.outcome {
-        Outcome::Warm => crate::metrics::CacheResult::Hit,
-        _ => crate::metrics::CacheResult::Miss,
-    });
+    let result = match (&cached.outcome, &cached.notes.stale) {
+        (Outcome::Warm, _) => crate::metrics::CacheResult::Hit,
+        (_, Some(stale)) => {
+            tracing::warn!(cache = %dir, "cache requires rebuild: {stale}; rebuilding it from the catalog (--cache-enforce-integrity would refuse to start)");
+            crate::metrics::CacheResult::Stale
+        }
+        (_, None) => {
+            tracing::warn!(cache = %dir, "no index cache of ours in the cache directory; building it from the catalog (--cache-enforce-integrity would refuse to start)");
+            crate::metrics::CacheResult::Miss
+        }
+    };
+    crate::metrics::cache_lookup(result);
     match &cached.outcome {
         Outcome::Warm => tracing::info!(cache = %dir, "index read from the cache"),
         Outcome::BuiltAndWritten => tracing::info!(cache = %dir, "index built and cached"),

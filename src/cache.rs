@@ -21,9 +21,11 @@
 //!    hashing every file (and, when the digest still matches, refreshes the
 //!    fingerprint). Bytes rewritten with the same size and an old modification
 //!    time put back on purpose are the one change this does not see.
-//! 3. A cache whose digest differs, or that does not decode, is stale: it is
-//!    rebuilt, or with `--cache-enforce-integrity` the start fails (as `opm serve`'s
-//!    does), naming both digests and the command that rebuilds it.
+//! 3. A cache whose digest differs, or that does not decode, is stale; one that
+//!    is not there is missing. Either is rebuilt (the caller logs a warning and
+//!    counts it), or, only when `--cache-enforce-integrity` is given, the start
+//!    fails (as `opm serve`'s does whenever `--cache-dir` is set), naming both
+//!    digests and the command that rebuilds it.
 //! 4. A cache written by Go `opm` (`pogreb.v1/`, or `cache/` with `digest`) is not
 //!    ours to read: it is reported and left untouched, and ours is built beside it —
 //!    even when integrity is enforced, so images built by `opm generate dockerfile`

@@ -112,6 +112,7 @@ impl LimitArgs {
                 max_depth: self.max_depth,
                 max_alias_nodes: self.max_yaml_alias_nodes,
             },
+            ..LoadOptions::default()
         }
     }
 }
@@ -150,8 +151,9 @@ pub struct ServeArgs {
     #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = false,
           default_missing_value = "true", action = clap::ArgAction::Set)]
     pub cache_only: bool,
-    /// Fail instead of rebuilding a stale cache. Defaults to true when --cache-dir is
-    /// set and --cache-only is not, as in `opm serve`.
+    /// Fail at start instead of rebuilding a missing or stale cache. Off unless
+    /// given (`opm serve` turns it on whenever --cache-dir is set, the crash-loop
+    /// its users keep reporting; here a rebuild is logged and counted instead).
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true")]
     pub cache_enforce_integrity: Option<bool>,
     /// File that receives the reason for a fatal exit (Kubernetes termination message).
@@ -226,10 +228,10 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// `--cache-enforce-integrity` after `opm serve`'s defaulting rule.
+    /// `--cache-enforce-integrity`: only when given (`=true` or bare). Unlike
+    /// `opm serve`, a `--cache-dir` alone does not turn it on.
     pub fn enforce_integrity(&self) -> bool {
-        self.cache_enforce_integrity
-            .unwrap_or(!self.cache_dir.is_empty() && !self.cache_only)
+        self.cache_enforce_integrity.unwrap_or(false)
     }
 }
 

@@ -36,11 +36,15 @@ fn opm_flag_spellings_parse() {
 }
 
 #[test]
-fn enforce_integrity_defaults_like_opm() {
+fn enforce_integrity_is_on_only_when_asked_for() {
     assert!(!serve_args(&[]).enforce_integrity());
-    assert!(serve_args(&["--cache-dir=/c"]).enforce_integrity());
+    assert!(
+        !serve_args(&["--cache-dir=/c"]).enforce_integrity(),
+        "opm's default (on with --cache-dir) is the crash-loop users report"
+    );
     assert!(!serve_args(&["--cache-dir=/c", "--cache-only"]).enforce_integrity());
-    assert!(serve_args(&["--cache-enforce-integrity"]).enforce_integrity());
+    assert!(serve_args(&["--cache-dir=/c", "--cache-enforce-integrity"]).enforce_integrity());
+    assert!(serve_args(&["--cache-dir=/c", "--cache-enforce-integrity=true"]).enforce_integrity());
 }
 
 fn parse(argv: &[&str]) -> Result<Cli, clap::Error> {

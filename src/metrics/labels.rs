@@ -67,13 +67,15 @@ pub enum LoadResult {
     Failure,
 }
 
-/// The index cache at start (`hit`, `miss`).
+/// The index cache at start (`hit`, `miss`, `stale`).
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub enum CacheResult {
     /// Read from the cache.
     Hit,
-    /// Built from the catalog.
+    /// No cache of ours: built from the catalog.
     Miss,
+    /// Ours, but for other files or unreadable: rebuilt from the catalog.
+    Stale,
 }
 
 impl EncodeLabelValue for LoadResult {
@@ -90,6 +92,7 @@ impl EncodeLabelValue for CacheResult {
         encoder.write_str(match self {
             CacheResult::Hit => "hit",
             CacheResult::Miss => "miss",
+            CacheResult::Stale => "stale",
         })
     }
 }

@@ -21,7 +21,7 @@ fn an_integrity_failure_at_start_is_printed_once_and_written_to_the_termination_
     let tmp = tempfile::tempdir().expect("tmp");
     let log = tmp.path().join("termination-log");
     let out = Command::new(BIN)
-        .args(["serve", "--cache-dir"])
+        .args(["serve", "--cache-enforce-integrity", "--cache-dir"])
         .arg(tmp.path().join("empty-cache"))
         .arg("-t")
         .arg(&log)
@@ -38,6 +38,161 @@ fn an_integrity_failure_at_start_is_printed_once_and_written_to_the_termination_
     );
     let reason = std::fs::read_to_string(&log).expect("termination log");
     assert!(reason.contains("integrity check failed"), "{reason}");
+}
+
+/// What a server run said: its exit status, its stderr, its metrics text.
+struct Run {
+    status: std::process::ExitStatus,
+    stderr: String,
+    metrics: String,
+}
+
+/// `GET /metrics` from `port`, as text ("" when it cannot be had).
+async fn scrape(port: u16) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    for _ in 0..50 {
+        if let Ok(mut stream) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
+            let request = "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+            let mut seen = Vec::new();
+            if stream.write_all(request.as_bytes()).await.is_ok()
+                && stream.read_to_end(&mut seen).await.is_ok()
+            {
+                return String::from_utf8_lossy(&seen).into_owned();
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    String::new()
+}
+
+/// Starts `serve` with `args` and the catalog, waits for gRPC health, scrapes
+/// its metrics, stops it with SIGTERM.
+async fn serve_until_healthy(args: &[&std::ffi::OsStr]) -> Run {
+    let port = free_port();
+    let metrics_port = free_port();
+    let child = Command::new(BIN)
+        .args(["serve", "--watch=false", "-t", "/dev/null", "-p"])
+        .arg(port.to_string())
+        .arg(format!("--metrics-addr=127.0.0.1:{metrics_port}"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let channel = loop {
+        let endpoint = tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))
+            .expect("uri");
+        match endpoint.connect().await {
+            Ok(c) => break Some(c),
+            Err(_) if Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(50)).await
+            }
+            Err(_) => break None,
+        }
+    };
+    let mut metrics = String::new();
+    if let Some(channel) = channel {
+        let mut health = HealthClient::new(channel);
+        let _ = health
+            .check(HealthCheckRequest {
+                service: String::new(),
+            })
+            .await;
+        metrics = scrape(metrics_port).await;
+        // SAFETY: kill sends a signal to our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    }
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .expect("join")
+        .expect("exit");
+    Run {
+        status: out.status,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        metrics,
+    }
+}
+
+/// The value of the cache-lookup counter for `result` in `metrics`.
+fn cache_lookups(metrics: &str, result: &str) -> Option<String> {
+    let prefix = format!("fbc_registry_index_cache_lookups_total{{result=\"{result}\"}} ");
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()).map(str::to_string))
+}
+
+#[tokio::test]
+async fn a_cache_dir_alone_never_stops_a_start_a_missing_or_stale_cache_is_rebuilt() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cache = tmp.path().join("cache");
+    let catalog = tmp.path().join("catalog");
+    copy_dir(&fixture("catalog-b"), &catalog);
+    let args = [
+        std::ffi::OsStr::new("--cache-dir"),
+        cache.as_os_str(),
+        catalog.as_os_str(),
+    ];
+    // An empty directory: opm's default would refuse ("integrity check failed").
+    let missing = serve_until_healthy(&args).await;
+    let say = |run: &Run| format!("exit {:?}: {}", run.status, run.stderr);
+    assert!(missing.status.success(), "{}", say(&missing));
+    assert!(
+        missing.stderr.contains("no index cache of ours"),
+        "{}",
+        say(&missing)
+    );
+    assert!(
+        !missing.stderr.contains("integrity check failed"),
+        "{}",
+        say(&missing)
+    );
+    assert!(cache.join("fbc-registry.v1/index.pb").is_file(), "written");
+    assert_eq!(
+        cache_lookups(&missing.metrics, "miss").as_deref(),
+        Some("1"),
+        "{}",
+        missing.metrics
+    );
+    // The catalog changes: the cache is stale, rebuilt with a warning.
+    let file = std::fs::read_dir(&catalog)
+        .expect("catalog")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.is_file())
+        .expect("a catalog file");
+    let mut text = std::fs::read_to_string(&file).expect("read");
+    text.push('\n');
+    std::fs::write(&file, text).expect("edit");
+    let stale = serve_until_healthy(&args).await;
+    assert!(stale.status.success(), "{}", say(&stale));
+    assert!(
+        stale.stderr.contains("cache requires rebuild"),
+        "{}",
+        say(&stale)
+    );
+    assert_eq!(
+        cache_lookups(&stale.metrics, "stale").as_deref(),
+        Some("1"),
+        "{}",
+        stale.metrics
+    );
+    // Now it matches: read warm, no warning.
+    let warm = serve_until_healthy(&args).await;
+    assert!(warm.status.success(), "{}", say(&warm));
+    assert!(
+        warm.stderr.contains("index read from the cache"),
+        "{}",
+        say(&warm)
+    );
+    assert!(!warm.stderr.contains("WARN"), "{}", say(&warm));
+    assert_eq!(
+        cache_lookups(&warm.metrics, "hit").as_deref(),
+        Some("1"),
+        "{}",
+        warm.metrics
+    );
 }
 
 #[test]
@@ -88,45 +243,10 @@ fn validate_prints_diagnostics_as_json_objects() {
 
 #[tokio::test]
 async fn debug_logs_our_calls_but_not_http2_frames() {
-    let port = free_port();
-    let child = Command::new(BIN)
-        .args(["serve", "--debug", "--watch=false", "-t", "/dev/null", "-p"])
-        .arg(port.to_string())
-        .arg(fixture("catalog-b"))
-        .env_remove("RUST_LOG")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let channel = loop {
-        let endpoint = tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))
-            .expect("uri");
-        match endpoint.connect().await {
-            Ok(c) => break c,
-            Err(_) if Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(50)).await
-            }
-            Err(e) => panic!("server did not start: {e}"),
-        }
-    };
-    let mut health = HealthClient::new(channel);
-    health
-        .check(HealthCheckRequest {
-            service: String::new(),
-        })
-        .await
-        .expect("health");
-    drop(health);
-    // SAFETY: kill sends a signal to our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    // waiting blocks: off the runtime, so the client side can still close
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
-        .await
-        .expect("join")
-        .expect("exit");
-    assert!(out.status.success(), "exit {:?}", out.status);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let catalog = fixture("catalog-b");
+    let run = serve_until_healthy(&[std::ffi::OsStr::new("--debug"), catalog.as_os_str()]).await;
+    assert!(run.status.success(), "exit {:?}", run.status);
+    let stderr = run.stderr;
     assert!(
         stderr.contains("grpc.Health/Check") || stderr.contains("Health/Check"),
         "{stderr}"

@@ -18,6 +18,9 @@ use std::time::{Duration, Instant};
 pub struct LoadOptions {
     /// Bounds on files, documents, nesting and YAML aliases.
     pub limits: ParseLimits,
+    /// The replaces-chain rule: today's opm (the default), or opm before
+    /// v1.58.0, whose accepted channels come back as [`LoadedModel::warnings`].
+    pub chain_rule: model::ChainRule,
 }
 
 /// A validated catalog model and how loading it went.
@@ -25,6 +28,8 @@ pub struct LoadOptions {
 pub struct LoadedModel {
     /// The model.
     pub model: Model,
+    /// Problems the chain rule accepted (see [`LoadOptions::chain_rule`]).
+    pub warnings: Vec<Diagnostic>,
     /// The digest of the files read (see [`crate::source::digest`]).
     pub digest: CatalogDigest,
     /// The catalog files read, in walk order, with their hashes.
@@ -52,9 +57,10 @@ pub fn load_model(root: &Path, options: &LoadOptions) -> Result<LoadedModel, Vec
     let digest = CatalogDigest::of(&loaded.files);
     let files = loaded.files.clone();
     let t1 = Instant::now();
-    let model = model::build_decoded(loaded)?;
+    let built = model::build_decoded_with(loaded, options.chain_rule)?;
     Ok(LoadedModel {
-        model,
+        model: built.model,
+        warnings: built.warnings,
         digest,
         files,
         bytes,

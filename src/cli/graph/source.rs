@@ -12,6 +12,7 @@ use crate::fbc_v1 as pb;
 use crate::fbc_v1::graph_client::GraphClient;
 use crate::service::graph::answer;
 use fbc_catalog::diagnostic::Diagnostic;
+use fbc_catalog::model::ChainRule;
 use fbc_catalog::tables::Tables;
 use tonic::Status;
 use tonic::transport::Channel;
@@ -56,7 +57,7 @@ impl Source {
     pub fn open(args: &SourceArgs) -> Result<Source, AskError> {
         match (&args.dir, &args.addr) {
             (_, Some(addr)) => connect(addr),
-            (Some(dir), None) => load(dir, &args.limits),
+            (Some(dir), None) => load(dir, &args.limits, args.strict),
             (None, None) => Err(AskError::Status(Status::invalid_argument(
                 "give a catalog directory or --addr",
             ))),
@@ -173,15 +174,32 @@ fn connect(addr: &str) -> Result<Source, AskError> {
 }
 
 /// Loads and validates the directory under `--load-timeout` (exit 1 when it
-/// passes, as `validate` does).
-fn load(dir: &std::path::Path, limits: &crate::cli::args::LimitArgs) -> Result<Source, AskError> {
+/// passes, as `validate` does). Without `strict`, a channel only opm before
+/// v1.58.0 accepts is answered as OLM answers it, with a warning on stderr
+/// (stdout stays the answer alone, for tools).
+fn load(
+    dir: &std::path::Path,
+    limits: &crate::cli::args::LimitArgs,
+    strict: bool,
+) -> Result<Source, AskError> {
     let missed = catalog::timeout_diagnostic(dir, limits.load_timeout);
     let _watchdog = crate::deadline::Watchdog::start(limits.load_timeout, move || {
         eprintln!("{missed}");
         std::process::exit(1);
     });
-    let options = limits.load_options();
+    let options = fbc_catalog::load::LoadOptions {
+        chain_rule: if strict {
+            ChainRule::Current
+        } else {
+            ChainRule::Legacy
+        },
+        ..limits.load_options()
+    };
     let loaded = fbc_catalog::load::load_model(dir, &options).map_err(AskError::Invalid)?;
+    for warning in &loaded.warnings {
+        let why = warning.hint.as_deref().unwrap_or_default();
+        eprintln!("warning: {warning}; {why}; --strict refuses it");
+    }
     Ok(Source::Offline(Box::new(
         loaded.tables(dir, options.limits),
     )))

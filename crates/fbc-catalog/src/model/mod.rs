@@ -226,8 +226,13 @@ pub type BuildResult = Result<Model, Vec<Diagnostic>>;
 /// Builds and validates the model of a loaded catalog. Load errors are turned into
 /// diagnostics first, so a caller gets one list.
 pub fn build(loaded: Loaded) -> BuildResult {
+    build_with(loaded, ChainRule::Current).map(|built| built.model)
+}
+
+/// [`build`] under `rule`.
+pub fn build_with(loaded: Loaded, rule: ChainRule) -> Result<Built, Vec<Diagnostic>> {
     let mut arena = Arena::new();
-    build_decoded(Loaded {
+    let decoded = Loaded {
         blobs: loaded
             .blobs
             .into_iter()
@@ -235,23 +240,57 @@ pub fn build(loaded: Loaded) -> BuildResult {
             .collect(),
         errors: loaded.errors,
         files: loaded.files,
-    })
+    };
+    build_decoded_with(decoded, rule)
 }
 
 /// [`build`] from blobs already passed through [`decode_blob`].
 pub fn build_decoded(loaded: Loaded<DecodedMeta>) -> BuildResult {
+    build_decoded_with(loaded, ChainRule::Current).map(|built| built.model)
+}
+
+/// Which replaces-chain rule a channel must pass (see `validate`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChainRule {
+    /// Today's opm: the chain walk stops at a skipped entry, and entries below
+    /// it are stranded — an error.
+    #[default]
+    Current,
+    /// opm before v1.58.0: the walk goes on through skipped entries; a channel
+    /// only today's rule refuses is accepted, with a warning.
+    Legacy,
+}
+
+/// A valid model, and the problems its chain rule accepted.
+#[derive(Debug)]
+pub struct Built {
+    /// The model.
+    pub model: Model,
+    /// Accepted problems (only under [`ChainRule::Legacy`]), by package.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// [`build_decoded`] under `rule`.
+pub fn build_decoded_with(
+    loaded: Loaded<DecodedMeta>,
+    rule: ChainRule,
+) -> Result<Built, Vec<Diagnostic>> {
     let mut diags: Vec<Diagnostic> = loaded.errors.iter().map(Diagnostic::from).collect();
     let (metas, decoded): (Vec<Meta>, Vec<Decoded>) = loaded
         .blobs
         .into_iter()
         .map(|d| (d.meta, d.decoded))
         .unzip();
-    let mut model = Builder::default().build(decoded, &mut diags);
+    let mut builder = Builder::default();
+    builder.chain_rule = rule;
+    let mut model = builder.build(decoded, &mut diags);
     model.metas = metas;
     // Stable: problems without a package first, then packages by name, each in check order.
     diags.sort_by(|a, b| a.package.cmp(&b.package));
+    let mut warnings = builder.warnings;
+    warnings.sort_by(|a, b| a.package.cmp(&b.package));
     if diags.is_empty() {
-        Ok(model)
+        Ok(Built { model, warnings })
     } else {
         Err(diags)
     }

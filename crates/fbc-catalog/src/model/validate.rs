@@ -9,17 +9,35 @@
 //! 2. **Chain**: from the head, follow `replaces` while the target is an entry of the
 //!    channel that no entry skips. Reaching an entry twice is a cycle.
 //! 3. **Stranded**: every entry must be on the chain or skipped by some entry.
+//!
+//! Rule 2's stop at a skipped entry came with opm v1.58.0. opm before it
+//! (v1.32, which OLM's own pods run, included) follows `replaces` through
+//! skipped entries, so entries below a skipped one are on its chain; OLM's
+//! resolver orders such a channel the same way. [`ChainRule::Legacy`] accepts
+//! those channels, reporting them as warnings instead of errors.
 
 use super::builder::PackageDraft;
-use super::{Channel, Diagnostic, Kind, Package};
+use super::{ChainRule, Channel, Diagnostic, Kind, Package};
 use crate::version_range::blang;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// What checking a package found: errors, and (under [`ChainRule::Legacy`])
+/// problems accepted with a warning.
+pub(super) struct Findings<'a> {
+    /// Problems that make the catalog invalid.
+    pub(super) errors: &'a mut Vec<Diagnostic>,
+    /// Problems the rule in force accepts.
+    pub(super) warnings: &'a mut Vec<Diagnostic>,
+    /// The replaces-chain rule in force.
+    pub(super) rule: ChainRule,
+}
 
 pub(super) fn finish_package(
     name: &str,
     draft: PackageDraft,
-    diags: &mut Vec<Diagnostic>,
+    found: &mut Findings,
 ) -> Option<Package> {
+    let diags = &mut *found.errors;
     let PackageDraft {
         package,
         channels,
@@ -41,11 +59,19 @@ pub(super) fn finish_package(
         in_some_channel.extend(channel.entries.iter().map(|e| e.name.clone()));
         match graph_problem(&channel.entries) {
             Ok(head) => channel.head = head,
-            Err(message) => diags.push(
-                channel_error(name, &channel, message)
-                    .kind(Kind::Graph)
-                    .hint(head_hint(&channel.entries)),
-            ),
+            Err(message) => {
+                let problem = channel_error(name, &channel, message).kind(Kind::Graph);
+                match (found.rule, legacy_head(&channel.entries)) {
+                    (ChainRule::Legacy, Some(head)) => {
+                        channel.head = head;
+                        found.warnings.push(problem.hint(Some(LEGACY_NOTE.into())));
+                    }
+                    (ChainRule::Current, Some(_)) => {
+                        diags.push(problem.hint(Some(LEGACY_NOTE.into())));
+                    }
+                    (_, None) => diags.push(problem.hint(head_hint(&channel.entries))),
+                }
+            }
         }
         channel.deprecation = channel_deprecations.get(&channel_name).cloned();
         finished.push(channel);
@@ -198,8 +224,24 @@ fn check_duplicate_versions(
     }
 }
 
-/// Checks one channel's upgrade graph; returns the index of the head entry.
+/// What a warning under [`ChainRule::Legacy`] adds to opm's message.
+pub const LEGACY_NOTE: &str = "opm before v1.58.0 (v1.32 included) accepts this channel: its replaces chain runs on through skipped entries, and OLM resolves it that way; opm validate since v1.58.0 refuses it";
+
+/// Checks one channel's upgrade graph under today's rule; returns the index of
+/// the head entry.
 pub(crate) fn graph_problem(entries: &[super::Entry]) -> Result<usize, String> {
+    chain_check(entries, false)
+}
+
+/// The head of a channel opm before v1.58.0 accepts (its chain walk goes on
+/// through skipped entries); `None` when that opm refuses it too.
+pub(crate) fn legacy_head(entries: &[super::Entry]) -> Option<usize> {
+    chain_check(entries, true).ok()
+}
+
+/// The chain rules, with the walk stopping at a skipped entry (today) or going
+/// on through it (`through_skipped`, opm before v1.58.0).
+fn chain_check(entries: &[super::Entry], through_skipped: bool) -> Result<usize, String> {
     let mut incoming: HashMap<&str, usize> = HashMap::new();
     let mut skipped: BTreeSet<&str> = BTreeSet::new();
     for e in entries {
@@ -243,7 +285,8 @@ pub(crate) fn graph_problem(entries: &[super::Entry]) -> Result<usize, String> {
                 path.join(" -> ")
             ));
         }
-        cur = if e.replaces.is_empty() || skipped.contains(e.replaces.as_str()) {
+        let stops = !through_skipped && skipped.contains(e.replaces.as_str());
+        cur = if e.replaces.is_empty() || stops {
             None
         } else {
             index.get(e.replaces.as_str()).copied()

@@ -33,6 +33,10 @@ fn dns_label_problem(name: &str) -> Option<String> {
 #[derive(Default)]
 pub(super) struct Builder {
     packages: BTreeMap<String, PackageDraft>,
+    /// The replaces-chain rule channels must pass.
+    pub(super) chain_rule: ChainRule,
+    /// Problems the chain rule accepts, reported as warnings.
+    pub(super) warnings: Vec<Diagnostic>,
 }
 
 pub(super) struct PackageDraft {
@@ -62,7 +66,7 @@ impl PackageDraft {
 }
 
 impl Builder {
-    pub(super) fn build(mut self, blobs: Vec<Decoded>, diags: &mut Vec<Diagnostic>) -> Model {
+    pub(super) fn build(&mut self, blobs: Vec<Decoded>, diags: &mut Vec<Diagnostic>) -> Model {
         let mut custom = Vec::new();
         let mut channels = Vec::new();
         let mut bundles = Vec::new();
@@ -101,8 +105,13 @@ impl Builder {
             self.add_deprecations(blob, diags);
         }
         let mut packages = Vec::new();
+        let mut found = validate::Findings {
+            errors: diags,
+            warnings: &mut self.warnings,
+            rule: self.chain_rule,
+        };
         for (name, draft) in std::mem::take(&mut self.packages) {
-            if let Some(p) = validate::finish_package(&name, draft, diags) {
+            if let Some(p) = validate::finish_package(&name, draft, &mut found) {
                 packages.push(p);
             }
         }

@@ -193,6 +193,65 @@ fn a_bundle_neither_on_the_replaces_chain_nor_skipped_is_stranded() {
     assert_names(&d, CHANNELS, "foo", "alpha", "");
 }
 
+/// `foo.v0.4.0 replaces foo.v0.3.0, skips [foo.v0.2.0]`, `foo.v0.3.0 replaces
+/// foo.v0.2.0`, `foo.v0.2.0 replaces foo.v0.1.0`: today's walk stops at the
+/// skipped foo.v0.2.0, so foo.v0.1.0 is stranded; opm before v1.58.0 walks on.
+fn skipped_on_the_chain() -> Catalog {
+    Catalog::new()
+        .add(BUNDLES, &bundle_doc("foo", "foo.v0.3.0", "0.3.0"))
+        .add(BUNDLES, &bundle_doc("foo", "foo.v0.4.0", "0.4.0"))
+        .edit(
+            CHANNELS,
+            "    replaces: foo.v0.1.0\n",
+            "    replaces: foo.v0.1.0\n  - name: foo.v0.3.0\n    replaces: foo.v0.2.0\n  - name: foo.v0.4.0\n    replaces: foo.v0.3.0\n    skips: [foo.v0.2.0]\n",
+        )
+}
+
+#[test]
+fn below_a_skipped_chain_entry_is_stranded_today_and_accepted_with_a_warning_by_the_legacy_rule() {
+    let catalog = skipped_on_the_chain();
+    let d = only(
+        &catalog,
+        "channel contains one or more stranded bundles: foo.v0.1.0",
+    );
+    assert_names(&d, CHANNELS, "foo", "alpha", "");
+    let built = build_with(catalog.loaded(), ChainRule::Legacy).expect("opm v1.32 accepts it");
+    let ch = built.model.packages[0].channel("alpha").expect("alpha");
+    assert_eq!(ch.head_entry().name, "foo.v0.4.0");
+    assert_eq!(built.warnings.len(), 1, "{}", lines(&built.warnings));
+    let w = &built.warnings[0];
+    assert_eq!(
+        w.message,
+        "channel contains one or more stranded bundles: foo.v0.1.0"
+    );
+    assert_eq!(w.kind, Kind::Graph);
+    assert!(
+        w.hint.as_deref().is_some_and(|h| h.contains("v1.58.0")),
+        "{w:?}"
+    );
+    assert_names(w, CHANNELS, "foo", "alpha", "");
+    let strict = build_with(catalog.loaded(), ChainRule::Current).expect_err("today's rule");
+    assert_eq!(strict.len(), 1);
+}
+
+#[test]
+fn the_legacy_rule_still_refuses_what_old_opm_refused() {
+    // foo.v0.3.0 skips foo.v0.2.0 without replacing anything: foo.v0.1.0 is
+    // on no chain under either rule.
+    let catalog = Catalog::new()
+        .add(BUNDLES, &bundle_doc("foo", "foo.v0.3.0", "0.3.0"))
+        .edit(
+            CHANNELS,
+            "    replaces: foo.v0.1.0\n",
+            "    replaces: foo.v0.1.0\n  - name: foo.v0.3.0\n    skips: [foo.v0.2.0]\n",
+        );
+    let errors = build_with(catalog.loaded(), ChainRule::Legacy).expect_err("refused");
+    assert_eq!(
+        errors[0].message,
+        "channel contains one or more stranded bundles: foo.v0.1.0"
+    );
+}
+
 #[test]
 fn only_the_tail_may_replace_an_absent_bundle_and_skipped_bundles_are_not_stranded() {
     let model = Catalog::new()

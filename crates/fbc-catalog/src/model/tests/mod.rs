@@ -16,7 +16,7 @@ mod deprecations;
 mod packages;
 mod reporting;
 
-use super::{Diagnostic, Model, build};
+use super::{ChainRule, Diagnostic, Kind, Model, build, build_with};
 use crate::source::{Loaded, parse_file};
 use base64::Engine;
 use std::fmt::Write;

@@ -31,6 +31,10 @@ fn main() {
                 package_page_draws_the_graph_and_answers_what_next,
             ),
             (
+                "a_version_several_bundles_share_gets_an_answer_for_each",
+                a_version_several_bundles_share_gets_an_answer_for_each,
+            ),
+            (
                 "the_policy_blocks_script_the_page_did_not_ship",
                 the_policy_blocks_script_the_page_did_not_ship,
             ),
@@ -330,6 +334,10 @@ fn package_page_draws_the_graph_and_answers_what_next(driver: PathBuf) -> Result
         if !candidates.contains("skipRange >=1.0.0 <2.0.0 in stable") {
             return Err(format!("candidates: {candidates}").into());
         }
+        // The version picks its bundle, so the edges naming it count too.
+        if !candidates.contains("widget-operator.v1.1.0 — replaces in stable") {
+            return Err(format!("the replaces edge from 1.0.0 is missing: {candidates}").into());
+        }
         // A version with nowhere to go says so, with OLM v1's reason.
         version.clear().await.map_err(|e| format!("clear: {e}"))?;
         version
@@ -341,6 +349,35 @@ fn package_page_draws_the_graph_and_answers_what_next(driver: PathBuf) -> Result
         let answer = text_of(client, "#answer").await?;
         if !answer.contains("2.1.0") {
             return Err(format!("the answer for 2.1.0: {answer}").into());
+        }
+        nothing_ran(client).await
+    })
+}
+
+/// plain-operator has two releases of 0.2.0: the server asks which bundle is
+/// meant, so the page asks once for each and says so.
+fn a_version_several_bundles_share_gets_an_answer_for_each(driver: PathBuf) -> Result<(), Failed> {
+    with_browser(driver, async |client, http| {
+        open(client, http, "/packages/plain-operator").await?;
+        wait_for(client, "body[data-ready='true'] #successors").await?;
+        client
+            .find(Locator::Css("#successors input[name=version]"))
+            .await
+            .map_err(|e| format!("version input: {e}"))?
+            .send_keys("0.2.0")
+            .await
+            .map_err(|e| format!("type: {e}"))?;
+        click(client, "#successors button").await?;
+        wait_for(client, "#answer section.for-bundle .selected").await?;
+        let sections = "return [...document.querySelectorAll('#answer section.for-bundle')].map(s => s.dataset.bundle);";
+        expect_eq(
+            "one answer per bundle",
+            script(client, sections).await?,
+            json!(["plain-operator-v0.2.0-1", "plain-operator-v0.2.0-2"]),
+        )?;
+        let first = text_of(client, "#answer section.for-bundle").await?;
+        if !first.contains("plain-operator-v0.2.0-2 — replaces in alpha") {
+            return Err(format!("the answer for release 1: {first}").into());
         }
         nothing_ran(client).await
     })

@@ -47,6 +47,10 @@ fn main() {
                 graphql_answers_are_catalogds_for_shared_catalogs,
             ),
             (
+                "community_v4_20_what_next_from_a_version_lists_its_upgrades",
+                community_v4_20_what_next_from_a_version_lists_its_upgrades,
+            ),
+            (
                 "community_v4_16_answers_every_rpc",
                 community_v4_16_answers_every_rpc,
             ),
@@ -164,6 +168,45 @@ fn every_shared_catalog_lints_as_docs_graphs_md_lists(root: PathBuf) -> Result<(
     Ok(())
 }
 
+/// The browser's "from version X, what next?" as a user found it: on
+/// community-v4.20, apicurio-registry-3 at 3.3.0 answered only "3.3.0 —
+/// sameVersion", although 3.3.1 replaces 3.3.0 in two channels.
+fn community_v4_20_what_next_from_a_version_lists_its_upgrades(
+    root: PathBuf,
+) -> Result<(), Failed> {
+    use fbc_catalog::graph::successors::{Installed, SuccessorQuery, successors};
+    let dir = root.join("community-v4.20");
+    let loaded = fbc_catalog::load::load_model(&dir, &Default::default())
+        .map_err(|e| format!("community-v4.20: {e:?}"))?;
+    let tables = loaded.tables(&dir, Default::default());
+    let answer = successors(
+        &tables,
+        &SuccessorQuery {
+            package: "apicurio-registry-3".into(),
+            installed: Some(Installed {
+                version: "3.3.0".into(),
+                ..Installed::default()
+            }),
+            ..SuccessorQuery::default()
+        },
+    )?;
+    let replacing: Vec<(&str, &str)> = answer
+        .candidates
+        .iter()
+        .flat_map(|c| c.edges.iter().map(move |e| (c.version.as_str(), e)))
+        .filter(|(_, e)| e.kind == fbc_catalog::graph::EdgeKind::Replaces)
+        .map(|(v, e)| (v, e.channel.as_str()))
+        .collect();
+    let channels = replacing.iter().filter(|(v, _)| *v == "3.3.1").count();
+    if channels < 2 {
+        return Err(format!(
+            "3.3.1 should replace 3.3.0 in two channels; replaces edges found: {replacing:?}"
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// Every real catalog also loads within much tighter limits than the defaults:
 /// the defaults leave a wide margin (docs/security.md).
 fn every_shared_catalog_fits_limits_far_below_the_defaults(root: PathBuf) -> Result<(), Failed> {
@@ -174,6 +217,7 @@ fn every_shared_catalog_fits_limits_far_below_the_defaults(root: PathBuf) -> Res
             max_depth: 48,
             max_alias_nodes: 1000,
         },
+        ..Default::default()
     };
     for (name, ..) in EXPECTED {
         fbc_registry::catalog::load(&root.join(name), &tight)

@@ -131,8 +131,25 @@ fn successor_form(out: &mut String, card: &Card, graph: &PackageGraph) {
         let _ = write!(out, "<option>{}</option>", escape(&channel.name));
     }
     out.push_str("</select></label><button type=\"submit\">Show successors</button></form><datalist id=\"versions\">");
+    // One option per version, with the bundles that have it: the upgrade edges
+    // name bundles, so the script asks about the bundle, not only the version.
+    let mut versions: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for node in graph.nodes.iter().filter(|n| !n.missing) {
-        let _ = write!(out, "<option value=\"{}\">", escape(&node.version));
+        let i = *at.entry(node.version.as_str()).or_insert_with(|| {
+            versions.push((node.version.as_str(), Vec::new()));
+            versions.len() - 1
+        });
+        versions[i].1.push(node.name.as_str());
+    }
+    for (version, bundles) in &versions {
+        let bundles = serde_json::to_string(bundles).unwrap_or_default();
+        let _ = write!(
+            out,
+            "<option value=\"{}\" data-bundles=\"{}\">",
+            escape(version),
+            escape(&bundles)
+        );
     }
     out.push_str("</datalist><div id=\"answer\" aria-live=\"polite\"></div><p class=\"hint\">As OLM v1 decides (catalog-provided upgrade edges; deprecated bundles last).</p></section>\n");
 }

@@ -102,6 +102,58 @@ async fn successors_and_paths_answer_the_divergence_case_as_each_olm_does() {
 }
 
 #[tokio::test]
+async fn a_version_alone_names_the_start_of_a_path_and_of_successors() {
+    let server = TestServer::start(&fixture("upgrade-graphs")).await;
+    let mut c = graph_client(&server).await;
+    let path = c
+        .get_upgrade_path(path_request(
+            "divergence",
+            "",
+            "2.0.0",
+            pb::Semantics::OlmV1,
+        ))
+        .await
+        .expect("GetUpgradePath by version")
+        .into_inner();
+    let steps: Vec<(&str, &str)> = path
+        .steps
+        .iter()
+        .map(|s| (s.from.as_str(), s.to.as_str()))
+        .collect();
+    assert_eq!(steps, [("divergence.v2.0.0", "divergence.v3.0.0")]);
+    let s = c
+        .get_successors(successors_request("divergence", installed("", "2.0.0")))
+        .await
+        .expect("GetSuccessors by version")
+        .into_inner();
+    assert_eq!(s.selected, "divergence.v3.0.0");
+    let kinds: Vec<i32> = s.candidates[0].edges.iter().map(|e| e.kind).collect();
+    assert!(
+        kinds.contains(&(pb::EdgeKind::Replaces as i32)),
+        "{kinds:?}"
+    );
+    let neither = c
+        .get_upgrade_path(path_request("divergence", "", "", pb::Semantics::OlmV0))
+        .await
+        .expect_err("nothing to start from");
+    assert_eq!(neither.code(), Code::InvalidArgument);
+    let unknown = c
+        .get_upgrade_path(path_request(
+            "divergence",
+            "",
+            "9.9.9",
+            pb::Semantics::OlmV0,
+        ))
+        .await
+        .expect_err("no bundle has it");
+    assert!(
+        unknown.message().contains("has version 9.9.9"),
+        "{}",
+        unknown.message()
+    );
+}
+
+#[tokio::test]
 async fn successors_name_the_streams_and_order_deprecated_bundles_last() {
     let server = TestServer::start(&fixture("upgrade-graphs")).await;
     let mut c = graph_client(&server).await;
@@ -313,6 +365,89 @@ fn cli(args: &[&str]) -> (Option<i32>, String, String) {
     )
 }
 
+/// A channel only opm before v1.58.0 accepts: the question commands answer it
+/// as OLM does, with a warning naming the rule; `--strict` and `validate` refuse.
+#[test]
+fn questions_answer_a_catalog_only_old_opm_accepts_with_a_warning_and_strict_refuses() {
+    let root = fixture("legacy-chain");
+    let dir = root.join("catalog");
+    let dir = dir.to_str().expect("utf-8 path");
+    let request = root.join("request.json");
+    let request = request.to_str().expect("utf-8 path");
+    let stranded = "channel contains one or more stranded bundles: p.v1.0.0";
+
+    let (code, out, _) = cli(&["validate", dir]);
+    assert_eq!(code, Some(1), "validate keeps today's rule: {out}");
+    assert!(out.contains(stranded), "{out}");
+
+    let (code, out, err) = cli(&["resolve", dir, "--request", request, "-o", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["operators"][0]["name"], "p.v4.0.0", "{v}");
+    assert!(err.contains("warning:") && err.contains(stranded), "{err}");
+    assert!(err.contains("v1.58.0") && err.contains("--strict"), "{err}");
+
+    let (code, out, err) = cli(&[
+        "upgrade-path",
+        dir,
+        "--package",
+        "p",
+        "--from",
+        "p.v1.0.0",
+        "--semantics",
+        "v1",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let to: Vec<&str> = v["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .filter_map(|s| s["to"].as_str())
+        .collect();
+    assert_eq!(
+        to,
+        ["p.v2.0.0", "p.v4.0.0"],
+        "v1 takes the highest direct successor: {v}"
+    );
+    let (code, out, err) = cli(&[
+        "successors",
+        dir,
+        "--package",
+        "p",
+        "--installed",
+        "p.v2.0.0",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["selected"], "p.v4.0.0", "{v}");
+
+    for command in [
+        &["resolve", dir, "--request", request, "--strict"][..],
+        &[
+            "upgrade-path",
+            dir,
+            "--package",
+            "p",
+            "--from",
+            "p.v1.0.0",
+            "--strict",
+        ],
+        &["successors", dir, "--package", "p", "--strict"],
+    ] {
+        let (code, out, err) = cli(command);
+        assert_eq!(code, Some(1), "{command:?} refuses: {out}{err}");
+        assert!(
+            format!("{out}{err}").contains(stranded),
+            "{command:?}: {out}{err}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn the_cli_gives_the_same_json_offline_and_from_a_server() {
     let dir = fixture("upgrade-graphs");
@@ -421,6 +556,35 @@ fn cli_answers_have_the_documented_shapes_and_exit_codes() {
         v["steps"][0],
         serde_json::json!({"from": "divergence.v1.0.0", "to": "divergence.v2.0.0", "edge": "replaces"})
     );
+    // A version alone names its bundle, for both questions.
+    let (code, out, err) = cli(&[
+        "upgrade-path",
+        dir,
+        "--package",
+        "divergence",
+        "--from-version",
+        "2.0.0",
+        "--semantics",
+        "v1",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["steps"][0]["from"], "divergence.v2.0.0");
+    let (code, out, err) = cli(&[
+        "successors",
+        dir,
+        "--package",
+        "divergence",
+        "--installed-version",
+        "2.0.0",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["candidates"][0]["edges"][0]["kind"], "replaces", "{v}");
 
     let (code, out, _) = cli(&[
         "range",

@@ -486,6 +486,52 @@ async fn the_upgrade_graph_and_successors_over_http() {
 }
 
 #[tokio::test]
+async fn a_version_alone_finds_its_bundle_so_replaces_and_skips_count() {
+    let server = example_server().await;
+    let addr = server.http_addr();
+    let base = "/catalogs/example/api/v1";
+    let next = get(
+        addr,
+        &format!("{base}/successors?package=example-operator&version=0.2.0"),
+    )
+    .await;
+    assert_eq!(next.status, 200, "{}", next.text());
+    let json: serde_json::Value = serde_json::from_slice(&next.body).unwrap();
+    let edges = |name: &str| -> Vec<String> {
+        json["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["name"] == name)
+            .flat_map(|c| c["edges"].as_array().unwrap().iter())
+            .map(|e| {
+                format!(
+                    "{} {}",
+                    e["kind"].as_str().unwrap(),
+                    e["channel"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    assert_eq!(json["selected"], "example-operator.v1.0.0");
+    assert!(
+        edges("example-operator.v0.3.0").contains(&"replaces alpha".to_string()),
+        "{json}"
+    );
+    assert!(
+        edges("example-operator.v1.0.0").contains(&"replaces stable".to_string()),
+        "{json}"
+    );
+    assert!(
+        json["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("\"example-operator.v0.2.0\""),
+        "the answer says which bundle the version named: {json}"
+    );
+}
+
+#[tokio::test]
 async fn icons_are_resources_of_their_own() {
     let server = example_server().await;
     let addr = server.http_addr();

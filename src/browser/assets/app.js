@@ -52,6 +52,14 @@
     if (edge.channel) text += ' in ' + edge.channel;
     return text;
   }
+  // The bundles the page knows with this version (none for a version it does not list).
+  function bundlesOf(version) {
+    for (const option of document.querySelectorAll('#versions option')) {
+      if (option.value !== version) continue;
+      try { return JSON.parse(option.dataset.bundles || '[]'); } catch (error) { return []; }
+    }
+    return [];
+  }
   function show(reply) {
     const parts = [];
     if (reply.selected) {
@@ -86,19 +94,39 @@
       details.append(list);
       parts.push(details);
     }
-    answer.replaceChildren(...parts);
+    return parts;
+  }
+  // One question: the successors of `bundle` (or of the version alone, when the
+  // page knows no bundle with it), as the answer's parts.
+  async function ask(version, bundle) {
+    const params = new URLSearchParams({ package: form.dataset.package, version: version, explain: 'true' });
+    if (bundle) params.append('installed', bundle);
+    if (form.elements.channel.value) params.append('channel', form.elements.channel.value);
+    const response = await fetch('/catalogs/' + encodeURIComponent(catalog) + '/api/v1/successors?' + params);
+    const text = await response.text();
+    if (!response.ok) return [el('p', 'error', text.trim())];
+    return show(JSON.parse(text));
   }
   if (form && answer) {
     form.addEventListener('submit', async function (event) {
       event.preventDefault();
-      const params = new URLSearchParams({ package: form.dataset.package, version: form.elements.version.value.trim(), explain: 'true' });
-      if (form.elements.channel.value) params.append('channel', form.elements.channel.value);
+      const version = form.elements.version.value.trim();
+      const bundles = bundlesOf(version);
       answer.replaceChildren(el('p', 'muted', 'Asking…'));
       try {
-        const response = await fetch('/catalogs/' + encodeURIComponent(catalog) + '/api/v1/successors?' + params);
-        const text = await response.text();
-        if (!response.ok) { answer.replaceChildren(el('p', 'error', text.trim())); return; }
-        show(JSON.parse(text));
+        if (bundles.length <= 1) {
+          answer.replaceChildren(...await ask(version, bundles[0]));
+          return;
+        }
+        // Several bundles share the version (releases): one answer for each.
+        const parts = [el('p', 'muted', bundles.length + ' bundles have version ' + version + '; an answer for each.')];
+        for (const bundle of bundles) {
+          const section = el('section', 'for-bundle');
+          section.dataset.bundle = bundle;
+          section.append(el('h3', '', 'Installed: ' + bundle), ...await ask(version, bundle));
+          parts.push(section);
+        }
+        answer.replaceChildren(...parts);
       } catch (error) {
         answer.replaceChildren(el('p', 'error', String(error)));
       }

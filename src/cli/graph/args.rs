@@ -22,6 +22,11 @@ pub struct SourceArgs {
     /// Parsing limits, for a directory.
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Refuse a directory only opm before v1.58.0 accepts (a skipped entry on a
+    /// channel's replaces chain strands the entries below it), as `validate`
+    /// does; without it such a catalog is answered, with a warning, as OLM does.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Output format of the graph commands.
@@ -92,11 +97,14 @@ pub struct SuccessorsArgs {
     /// The package.
     #[arg(long)]
     pub package: String,
-    /// The installed bundle's name; without it, what a new install would get.
+    /// The installed bundle's name; without it (and without
+    /// --installed-version), what a new install would get.
     #[arg(long, value_name = "NAME")]
     pub installed: Option<String>,
-    /// The installed version, for a bundle the catalog no longer has.
-    #[arg(long, value_name = "VERSION", requires = "installed")]
+    /// The installed version: alone, the package's bundle with that version is
+    /// the installed one; with --installed, the version of a bundle the catalog
+    /// no longer has.
+    #[arg(long, value_name = "VERSION")]
     pub installed_version: Option<String>,
     /// A Masterminds version range (`>=1.2 <2`).
     #[arg(long, value_name = "RANGE", allow_hyphen_values = true)]
@@ -140,9 +148,10 @@ pub struct UpgradePathArgs {
     #[arg(long)]
     pub channel: Option<String>,
     /// The installed bundle's name.
-    #[arg(long, value_name = "NAME")]
-    pub from: String,
-    /// Its version, for a bundle the catalog no longer has.
+    #[arg(long, value_name = "NAME", required_unless_present = "from_version")]
+    pub from: Option<String>,
+    /// Its version: alone, the package's bundle with that version is where the
+    /// path starts; with --from, the version of a bundle the catalog no longer has.
     #[arg(long, value_name = "VERSION")]
     pub from_version: Option<String>,
     /// Stop at this bundle if the path reaches it.

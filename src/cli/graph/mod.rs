@@ -96,10 +96,12 @@ pub fn range_check(a: &RangeCheckArgs) -> ExitCode {
 pub fn successors(a: &SuccessorsArgs) -> ExitCode {
     let request = pb::GetSuccessorsRequest {
         package: a.package.clone(),
-        installed: a.installed.as_ref().map(|name| pb::InstalledBundle {
-            name: name.clone(),
-            version: a.installed_version.clone().unwrap_or_default(),
-            release: None,
+        installed: (a.installed.is_some() || a.installed_version.is_some()).then(|| {
+            pb::InstalledBundle {
+                name: a.installed.clone().unwrap_or_default(),
+                version: a.installed_version.clone().unwrap_or_default(),
+                release: None,
+            }
         }),
         version_range: a.version_range.clone().unwrap_or_default(),
         channels: a.channels.clone(),
@@ -136,7 +138,7 @@ pub fn upgrade_path(a: &UpgradePathArgs) -> ExitCode {
         package: a.package.clone(),
         channel: a.channel.clone().unwrap_or_default(),
         from: Some(pb::InstalledBundle {
-            name: a.from.clone(),
+            name: a.from.clone().unwrap_or_default(),
             version: a.from_version.clone().unwrap_or_default(),
             release: None,
         }),

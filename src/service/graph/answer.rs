@@ -32,6 +32,7 @@ pub fn status(e: GraphError) -> Status {
         | GraphError::UnknownChannel { .. }
         | GraphError::UnknownBundle { .. } => Status::not_found(e.to_string()),
         GraphError::InvalidArgument(message) => Status::invalid_argument(message),
+        GraphError::AmbiguousVersion { .. } => Status::invalid_argument(e.to_string()),
         GraphError::TooLarge { .. } => Status::resource_exhausted(e.to_string()),
     }
 }
@@ -84,7 +85,8 @@ pub fn check_range(r: &pb::CheckRangeRequest) -> Result<pb::CheckRangeResponse, 
 }
 
 /// `GetSuccessors`. An installed bundle given by name only takes its version
-/// (and, in EXPLICIT mode, its release) from the catalog.
+/// (and, in EXPLICIT mode, its release) from the catalog; one given by version
+/// only is found by that version (the library's `graph::installed`).
 pub fn successors(
     tables: &Tables,
     r: &pb::GetSuccessorsRequest,
@@ -178,8 +180,8 @@ pub fn upgrade_path(
     let from = r
         .from
         .as_ref()
-        .filter(|f| !f.name.is_empty())
-        .ok_or_else(|| Status::invalid_argument("from.name must be set"))?;
+        .filter(|f| !f.name.is_empty() || !f.version.is_empty())
+        .ok_or_else(|| Status::invalid_argument("from.name or from.version must be set"))?;
     check_field("from.name", &from.name)?;
     check_field("from.version", &from.version)?;
     let semantics = match enum_value::<pb::Semantics>("semantics", r.semantics)? {

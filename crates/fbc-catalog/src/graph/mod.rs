@@ -8,12 +8,14 @@
 //! | [`upgrade_path`] | which bundles will a subscription pass through? | OLM v0 one hop at a time, or v1 |
 //! | [`export`] | what does a package's graph look like (JSON, DOT, Mermaid)? | both, edges by kind |
 //! | [`lint`] | what in a channel will surprise a maintainer? | warnings opm validate does not give |
+//! | [`installed`] | which bundle is installed, when only its version is known? | the bundle names the edges need |
 //!
 //! Everything here is plain graph code over the tables' indexes (chains in OLM
 //! v0 order, entries per channel, versions): no solver, no I/O.
 
 pub mod channel_index;
 pub mod export;
+pub mod installed;
 pub mod lint;
 pub mod successors;
 pub mod upgrade_path;
@@ -94,6 +96,20 @@ pub enum GraphError {
     /// A request value that does not parse (a range, a version).
     #[error("{0}")]
     InvalidArgument(String),
+    /// Only a version was given, and several bundles of the package have it.
+    #[error(
+        "version {version} is that of {} bundles of package {package:?}: {}; name the installed one",
+        .bundles.len(),
+        .bundles.join(", ")
+    )]
+    AmbiguousVersion {
+        /// The package.
+        package: String,
+        /// The version given.
+        version: String,
+        /// The bundles with that version, by name.
+        bundles: Vec<String>,
+    },
     /// An answer bigger than any client could use (a hostile catalog's graph).
     #[error(
         "the graph of package {package:?} has {edges} edges, more than the {limit} an export may hold"
@@ -151,6 +167,21 @@ pub(super) fn edit_distance(a: &str, b: &str) -> usize {
     }
     row[b.len()]
 }
+
+/// At most [`NAMES_LISTED`] names joined by commas, then how many more; `None`
+/// for none. A finding's message stays readable when a range covers thousands.
+pub(crate) fn name_list(names: impl Iterator<Item = String>) -> Option<String> {
+    let names: Vec<String> = names.collect();
+    let (shown, rest) = names.split_at(names.len().min(NAMES_LISTED));
+    let mut text = shown.join(", ");
+    if !rest.is_empty() {
+        text.push_str(&format!(" and {} more", rest.len()));
+    }
+    (!names.is_empty()).then_some(text)
+}
+
+/// How many names a finding lists before "and N more".
+const NAMES_LISTED: usize = 10;
 
 /// The package named `name`, or [`GraphError::UnknownPackage`] with near names.
 pub fn find_package<'a>(

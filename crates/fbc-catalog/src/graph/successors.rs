@@ -245,8 +245,13 @@ fn prepare<'a>(tables: &'a Tables, q: &SuccessorQuery) -> Result<Prepared<'a>, G
 }
 
 /// OLM v1's successors of `q.installed` in `q.package` (see the module docs).
+/// An installed bundle given by version only is first looked up by that
+/// version ([`super::installed`]), so that its `replaces` and `skips` edges count.
 pub fn successors(tables: &Tables, q: &SuccessorQuery) -> Result<Successors, GraphError> {
+    let (q, note) = name_the_installed(tables, q)?;
+    let q = &q;
     let mut p = prepare(tables, q)?;
+    p.warnings.splice(0..0, note);
     let mut candidates: Vec<(VersionRelease, Candidate)> = Vec::new();
     let mut rejected = Vec::new();
     for bundle in &p.package.bundles {
@@ -286,6 +291,22 @@ pub fn successors(tables: &Tables, q: &SuccessorQuery) -> Result<Successors, Gra
         warnings: p.warnings,
         rejected: if q.explain { rejected } else { Vec::new() },
     })
+}
+
+/// `q` with its installed bundle named when only its version was given, and
+/// what the lookup found worth saying.
+fn name_the_installed(
+    tables: &Tables,
+    q: &SuccessorQuery,
+) -> Result<(SuccessorQuery, Option<String>), GraphError> {
+    let mut q = q.clone();
+    let Some(installed) = q.installed.as_mut().filter(|i| i.name.is_empty()) else {
+        return Ok((q, None));
+    };
+    let (_, package) = find_package(tables, &q.package)?;
+    let found = super::installed::identify(package, &installed.name, &installed.version)?;
+    installed.name = found.name;
+    Ok((q, found.note))
 }
 
 /// Whether `bundle` can be a candidate, told cheaply: with an installed bundle

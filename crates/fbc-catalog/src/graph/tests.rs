@@ -2,6 +2,7 @@
 //! written here. Fixture helpers in this file, one file per module below.
 
 mod export_tests;
+mod installed_tests;
 mod lint_tests;
 mod property_tests;
 mod successors_tests;

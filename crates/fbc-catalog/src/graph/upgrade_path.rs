@@ -21,7 +21,7 @@
 
 use super::channel_index::{ChannelIndex, EdgeInto};
 use super::successors::{ReleaseMode, bundle_version};
-use super::{EdgeKind, GraphError, find_package, near_names};
+use super::{EdgeKind, GraphError, find_package, name_list, near_names};
 use crate::model::Package;
 use crate::tables::Tables;
 use crate::version_range::release::VersionRelease;
@@ -45,9 +45,10 @@ pub struct PathQuery {
     pub package: String,
     /// The channel; empty for the package's default channel.
     pub channel: String,
-    /// The installed bundle's name.
+    /// The installed bundle's name; empty to find it by `from_version`.
     pub from: String,
-    /// Its version, needed only when the catalog no longer has it.
+    /// Its version: needed when the catalog no longer has the bundle, or to
+    /// find the bundle when `from` is empty.
     pub from_version: Option<String>,
     /// Stop here if the path reaches it.
     pub to: Option<String>,
@@ -122,11 +123,36 @@ pub fn upgrade_path(tables: &Tables, q: &PathQuery) -> Result<UpgradePath, Graph
                 package.channels.iter().map(|c| c.name.as_str()),
             ),
         })?;
+    let q = &name_the_start(package, q)?;
     let start = version_of(package, &q.from, q.from_version.as_deref())?;
     let index = ChannelIndex::of(tables, pi, ci)
         .ok_or_else(|| GraphError::InvalidArgument("channel index out of range".into()))?;
     let hops = Hops { package, index };
     Ok(hops.run(q, start))
+}
+
+/// `q` with its start named when only its version was given: the path walks
+/// `replaces` and `skips`, which name bundles, so the version must pick one.
+fn name_the_start(package: &Package, q: &PathQuery) -> Result<PathQuery, GraphError> {
+    let mut q = q.clone();
+    if !q.from.is_empty() {
+        return Ok(q);
+    }
+    let version = q.from_version.clone().unwrap_or_default();
+    if version.is_empty() {
+        return Err(GraphError::InvalidArgument(
+            "name the installed bundle, or give its version".into(),
+        ));
+    }
+    let found = super::installed::identify(package, "", &version)?;
+    if found.name.is_empty() {
+        return Err(GraphError::InvalidArgument(format!(
+            "no bundle of package {:?} has version {version}: name the installed bundle too, to walk from a bundle the catalog no longer has",
+            package.name
+        )));
+    }
+    q.from = found.name;
+    Ok(q)
 }
 
 /// The version of bundle `name`: the catalog's, or the one given when the
@@ -291,12 +317,24 @@ impl Hops<'_> {
         )
     }
 
-    /// Why OLM v0 has nothing: no edge at all, or only edges into entries it hides.
+    /// Why OLM v0 has nothing: no edge at all, or only edges into entries it
+    /// hides (each named with the entries that skip it).
     fn v0_stuck_reason(&self, current: &str, version: Option<&semver::Version>) -> String {
         let hidden: Vec<String> = self
             .edges(current, version)
             .into_iter()
-            .map(|e| format!("{:?}", self.index.entry(e.entry).name))
+            .map(|e| {
+                let name = &self.index.entry(e.entry).name;
+                let skippers = name_list(
+                    self.index
+                        .edges
+                        .skipped_by(name)
+                        .iter()
+                        .map(|&i| format!("{:?}", self.index.entry(i).name)),
+                )
+                .unwrap_or_default();
+                format!("{name:?} (skipped by {skippers})")
+            })
             .collect();
         if hidden.is_empty() {
             self.no_edge(current)

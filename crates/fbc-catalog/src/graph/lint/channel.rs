@@ -4,6 +4,7 @@
 //! In: one channel with its edge index. Out: findings pushed onto the lint's list.
 
 use super::{LintWarning, Severity, finding};
+use crate::graph::name_list;
 use crate::graph::successors::{ReleaseMode, bundle_version};
 use crate::graph::upgrade_path::{Hops, Semantics};
 use crate::model::{Channel, Entry, Package};
@@ -70,11 +71,9 @@ impl ChannelLint<'_, '_> {
     /// from `name`, an entry or a pruned name.
     fn hop_checks(&mut self, name: &str, is_entry: bool) {
         let version = self.version_of(name).cloned();
-        let v0 = self
-            .hops
-            .hop(Semantics::V0, name, version.as_ref())
-            .ok()
-            .map(|h| h.0);
+        let v0_hop = self.hops.hop(Semantics::V0, name, version.as_ref());
+        let why_not = v0_hop.as_ref().err().cloned().unwrap_or_default();
+        let v0 = v0_hop.ok().map(|h| h.0);
         let v1 = self
             .hops
             .hop(Semantics::V1, name, version.as_ref())
@@ -86,7 +85,7 @@ impl ChannelLint<'_, '_> {
                 .as_ref()
                 .map_or(String::new(), |n| format!(" (OLM v1 would move to {n:?})"));
             let message = format!(
-                "OLM v0 offers subscribers on {name:?} nothing in channel {:?}: they stay there{then}; add {name:?} to the replaces, skips or skipRange of a newer entry",
+                "OLM v0 offers subscribers on {name:?} nothing in channel {:?}: they stay there{then}; {why_not}; add {name:?} to the replaces, skips or skipRange of a newer entry OLM v0 installs",
                 self.c.name
             );
             self.push("stranded", Severity::Warning, name, message);
@@ -109,14 +108,25 @@ impl ChannelLint<'_, '_> {
         }
     }
 
-    /// `skipped-on-chain`: skipped and replaced; says who is left without a way up.
+    /// `skipped-on-chain`: skipped and replaced; says by whom, and who is left
+    /// without a way up.
     fn skipped_on_chain(&mut self, e: &Entry) {
         let index = &self.hops.index;
-        if !index.is_skipped(&e.name) || index.replaced_by(&e.name).is_empty() {
+        let named = |entries: &[u32]| {
+            name_list(
+                entries
+                    .iter()
+                    .map(|&i| format!("{:?}", index.entry(i).name)),
+            )
+        };
+        let (Some(skippers), Some(replacers)) = (
+            named(index.edges.skipped_by(&e.name)),
+            named(index.replaced_by(&e.name)),
+        ) else {
             return;
-        }
+        };
         let mut message = format!(
-            "{:?} is both skipped and replaced in channel {:?}: OLM v0 never installs a skipped entry",
+            "{:?} is both skipped and replaced in channel {:?} ({skippers} skips it, {replacers} replaces it): OLM v0 never installs a skipped entry",
             e.name, self.c.name
         );
         if !e.replaces.is_empty() {
@@ -236,18 +246,3 @@ impl ChannelLint<'_, '_> {
         self.push("version-down", Severity::Warning, &e.name, message);
     }
 }
-
-/// At most [`NAMES_LISTED`] names joined by commas, then how many more; `None`
-/// for none. A finding's message stays readable when a range covers thousands.
-fn name_list(names: impl Iterator<Item = String>) -> Option<String> {
-    let names: Vec<String> = names.collect();
-    let (shown, rest) = names.split_at(names.len().min(NAMES_LISTED));
-    let mut text = shown.join(", ");
-    if !rest.is_empty() {
-        text.push_str(&format!(" and {} more", rest.len()));
-    }
-    (!names.is_empty()).then_some(text)
-}
-
-/// How many names a finding lists before "and N more".
-const NAMES_LISTED: usize = 10;

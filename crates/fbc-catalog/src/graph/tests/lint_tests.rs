@@ -42,6 +42,13 @@ fn the_divergence_example_is_skipped_on_chain_and_diverges_from_the_pruned_bundl
     assert_eq!(w[1].severity, Severity::Info, "a pruned tail is normal");
     assert!(
         w[2].message.contains(
+            r#""p.v2" is both skipped and replaced in channel "stable" ("p.v3" skips it, "p.v3" replaces it)"#
+        ),
+        "the finding names the entries to change: {}",
+        w[2]
+    );
+    assert!(
+        w[2].message.contains(
             r#"subscribers on "p.v1" stay there under OLM v0 (OLM v1 moves them to "p.v2")"#
         ),
         "{}",
@@ -98,6 +105,12 @@ fn a_stranded_entry_is_one_olm_v0_never_moves_from() {
     assert!(
         w[0].message.contains(r#"(OLM v1 would move to "p.v2")"#),
         "{}",
+        w[0]
+    );
+    assert!(
+        w[0].message
+            .contains(r#"only "p.v2" (skipped by "p.v3") would upgrade "p.v1""#),
+        "the finding names who hides the way up: {}",
         w[0]
     );
 }

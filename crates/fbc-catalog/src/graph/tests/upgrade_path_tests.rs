@@ -206,7 +206,9 @@ fn the_divergence_example_is_stuck_under_v0_and_walks_under_v1() {
     assert!(v0.steps.is_empty());
     let reason = v0.stuck_reason.expect("reason");
     assert!(
-        reason.contains(r#"only "p.v2" would upgrade "p.v1", and OLM v0 hides it"#),
+        reason.contains(
+            r#"only "p.v2" (skipped by "p.v3") would upgrade "p.v1", and OLM v0 hides it"#
+        ),
         "{reason}"
     );
     let v1 = upgrade_path(

@@ -9,10 +9,10 @@ pub mod args;
 pub mod graph;
 pub mod probe;
 pub mod resolve;
+pub mod values;
 
-pub use args::{
-    Cli, Command, LimitArgs, LogFormat, Output, ServeArgs, ValidateArgs, parse_duration, parse_size,
-};
+pub use args::{Cli, Command, LogFormat, Output, ServeArgs, ValidateArgs};
+pub use values::{LimitArgs, parse_duration, parse_size};
 
 use crate::app::{self, ServeConfig, StartError};
 use crate::catalog::{self, LoadedCatalog};

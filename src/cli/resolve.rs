@@ -12,7 +12,7 @@
 
 mod explain;
 
-use super::args::parse_duration;
+use super::values::parse_duration;
 use super::graph::args::{Output, SourceArgs};
 use super::graph::emit;
 use super::graph::source::{AskError, Source};

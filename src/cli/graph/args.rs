@@ -5,7 +5,7 @@
 //! command but `range check` reads a catalog directory (`DIR`) or asks a running
 //! server (`--addr host:port`), never both.
 
-use crate::cli::args::LimitArgs;
+use crate::cli::values::LimitArgs;
 use clap::ValueEnum;
 use std::path::PathBuf;
 

@@ -179,7 +179,7 @@ fn connect(addr: &str) -> Result<Source, AskError> {
 /// (stdout stays the answer alone, for tools).
 fn load(
     dir: &std::path::Path,
-    limits: &crate::cli::args::LimitArgs,
+    limits: &crate::cli::values::LimitArgs,
     strict: bool,
 ) -> Result<Source, AskError> {
     let missed = catalog::timeout_diagnostic(dir, limits.load_timeout);

@@ -4,7 +4,7 @@
 //! the core fields encoded, and `csvJson` and `object` as chunk lists in which the
 //! CSV's payload is shared by both fields.
 
-use super::build::{api_gvk, deprecation, encode};
+use super::to_api::{api_gvk, deprecation, encode};
 use super::*;
 
 /// Encodes a bundle's shared reply fields; returns the body and its full reply size.

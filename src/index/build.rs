@@ -6,6 +6,7 @@
 //! providers, custom-schema Structs, and the counts.
 
 use super::body::bundle_body;
+use super::to_api::{deprecation, encode};
 use super::*;
 use std::collections::{BTreeSet, HashSet};
 
@@ -347,25 +348,6 @@ fn copy_order(packages: &[model::Package]) -> Vec<CopyKey<'_>> {
     }
     order.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
     order
-}
-
-pub(super) fn encode(m: &impl Message) -> Bytes {
-    Bytes::from(m.encode_to_vec())
-}
-
-pub(super) fn deprecation(message: &Option<String>) -> Option<api::Deprecation> {
-    message
-        .as_ref()
-        .map(|m| api::Deprecation { message: m.clone() })
-}
-
-pub(super) fn api_gvk(g: &model::Gvk) -> api::GroupVersionKind {
-    api::GroupVersionKind {
-        group: g.group.clone(),
-        version: g.version.clone(),
-        kind: g.kind.clone(),
-        plural: String::new(),
-    }
 }
 
 /// An encoded `api.ChannelEntry`, written into `arena` without building the message

@@ -6,7 +6,7 @@
 //! no table; decoding them only when a feature does (graphs, resolution, the HTTP
 //! view) keeps a warm start to the cost of the view, and its memory to what is used.
 
-use super::persist::{DecodeError, Spans};
+use super::data_section::{DecodeError, Spans};
 use super::persist_table_messages::PTables;
 use bytes::Bytes;
 use fbc_catalog::source::ParseLimits;

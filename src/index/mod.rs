@@ -18,6 +18,7 @@
 use fbc_catalog::model::csv;
 mod body;
 mod build;
+mod data_section;
 pub mod echo;
 mod lazy_tables;
 mod persist;
@@ -26,8 +27,10 @@ mod persist_table_messages;
 mod persist_tables;
 pub mod reply;
 pub mod structs;
+mod to_api;
+pub use data_section::DecodeError;
 pub use lazy_tables::SnapshotTables;
-pub use persist::{CachedViews, DecodeError, read_cache, write_cache};
+pub use persist::{CachedViews, read_cache, write_cache};
 
 use crate::api;
 use crate::index::echo::{name_bare, name_quoted};

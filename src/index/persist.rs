@@ -14,32 +14,9 @@
 //! bytes. A chunk shared by several fields or bundles (a CSV under `csvJson` and
 //! `object`, a package's description in its bundles' CSVs) is stored once.
 
+use super::data_section::{DataSection, DecodeError};
 use super::persist_index_messages::*;
 use super::*;
-
-/// The `data` section being laid out: distinct chunks in order, found by identity.
-#[derive(Default)]
-pub(super) struct DataSection {
-    chunks: Vec<Bytes>,
-    len: u64,
-    at: HashMap<(usize, usize), u64>,
-}
-
-impl DataSection {
-    /// The offset of `chunk`, adding it unless the same bytes (same allocation
-    /// and range) are already in.
-    pub(super) fn place(&mut self, chunk: &Bytes) -> u64 {
-        let key = (chunk.as_ptr() as usize, chunk.len());
-        if let Some(at) = self.at.get(&key) {
-            return *at;
-        }
-        let at = self.len;
-        self.len += chunk.len() as u64;
-        self.chunks.push(chunk.clone());
-        self.at.insert(key, at);
-        at
-    }
-}
 
 fn sorted<K: Ord + Clone, V>(map: &HashMap<K, V>) -> Vec<(&K, &V)> {
     let mut v: Vec<(&K, &V)> = map.iter().collect();
@@ -68,58 +45,6 @@ fn gvk_lists(map: &HashMap<(String, String, String), Vec<Bytes>>) -> Vec<PGvkLis
             copy: 0,
         })
         .collect()
-}
-
-/// Why a persisted index could not be read back.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("corrupt index data: {0}")]
-pub struct DecodeError(String);
-
-impl DecodeError {
-    pub(super) fn new(what: &str) -> Self {
-        DecodeError(what.to_string())
-    }
-}
-
-/// (offset, length) spans into a decoded data section.
-pub(super) struct Spans {
-    data: Bytes,
-}
-
-impl Spans {
-    /// Spans into `data`.
-    pub(super) fn new(data: Bytes) -> Self {
-        Spans { data }
-    }
-
-    fn span(&self, at: u64, len: u64) -> Result<Bytes, DecodeError> {
-        let end = at
-            .checked_add(len)
-            .filter(|end| *end <= self.data.len() as u64);
-        match end {
-            Some(end) => Ok(self.data.slice(at as usize..end as usize)),
-            None => Err(DecodeError::new("a chunk lies outside the data section")),
-        }
-    }
-
-    /// The one span `pair` holds.
-    pub(super) fn one(&self, pair: &[u64]) -> Result<Bytes, DecodeError> {
-        match pair {
-            [at, len] => self.span(*at, *len),
-            _ => Err(DecodeError::new("a span is an (offset, length) pair")),
-        }
-    }
-
-    /// The spans `pairs` holds, in order.
-    pub(super) fn many(&self, pairs: &[u64]) -> Result<Vec<Bytes>, DecodeError> {
-        if !pairs.len().is_multiple_of(2) {
-            return Err(DecodeError::new("spans come in (offset, length) pairs"));
-        }
-        pairs
-            .chunks_exact(2)
-            .map(|pair| self.span(pair[0], pair[1]))
-            .collect()
-    }
 }
 
 /// What an index cache file holds.
@@ -152,16 +77,16 @@ fn write_message(
     data: &DataSection,
 ) -> std::io::Result<()> {
     out.write_all(&message.encode_to_vec())?;
-    if data.len > 0 {
+    if !data.is_empty() {
         let mut key = Vec::with_capacity(16);
         prost::encoding::encode_key(
             DATA_TAG,
             prost::encoding::WireType::LengthDelimited,
             &mut key,
         );
-        prost::encoding::encode_varint(data.len, &mut key);
+        prost::encoding::encode_varint(data.len(), &mut key);
         out.write_all(&key)?;
-        for chunk in &data.chunks {
+        for chunk in data.chunks() {
             out.write_all(chunk)?;
         }
     }
@@ -176,7 +101,7 @@ pub fn read_cache(
     root: &std::path::Path,
     limits: fbc_catalog::source::ParseLimits,
 ) -> Result<CachedViews, DecodeError> {
-    let mut message = PIndex::decode(buf).map_err(|e| DecodeError(e.to_string()))?;
+    let mut message = PIndex::decode(buf).map_err(|e| DecodeError::new(&e.to_string()))?;
     let tables = message
         .tables
         .take()
@@ -315,12 +240,12 @@ impl Index {
 
     /// Decodes an index; every reply chunk is a slice of `buf` (no copy).
     pub fn from_bytes(buf: Bytes) -> Result<Index, DecodeError> {
-        Index::from_message(PIndex::decode(buf).map_err(|e| DecodeError(e.to_string()))?)
+        Index::from_message(PIndex::decode(buf).map_err(|e| DecodeError::new(&e.to_string()))?)
     }
 
     // Long by nature: one statement per message field, each checked, in order.
     fn from_message(p: PIndex) -> Result<Index, DecodeError> {
-        let bad = |what: &str| DecodeError(what.to_string());
+        let bad = |what: &str| DecodeError::new(what);
         let n_copies = p.copies.len() as u32;
         let n_bodies = p.bodies.len() as u32;
         let check_copy = |c: u32| {
@@ -384,7 +309,7 @@ impl Index {
                 manifests: manifests.into(),
                 has_image: b.has_image,
                 version: semver::Version::parse(&b.version)
-                    .map_err(|e| DecodeError(format!("version: {e}")))?,
+                    .map_err(|e| DecodeError::new(&format!("version: {e}")))?,
             });
         }
         let n_packages = ix.packages.len() as u32;

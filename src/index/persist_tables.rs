@@ -7,7 +7,7 @@
 //! requirements, lookups) are rebuilt from the rows by [`Tables::new`], which
 //! parses no catalog text beyond the few dependency property values.
 
-use super::persist::{DataSection, DecodeError, Spans};
+use super::data_section::{DataSection, DecodeError, Spans};
 use bytes::Bytes;
 use fbc_catalog::model::csv::CsvPieces;
 use fbc_catalog::model::property::{PackageProp, PackageRequired, Parsed};

@@ -35,19 +35,16 @@ fn spans_are_slices_of_the_data_section_and_must_lie_inside_it() {
 
 #[test]
 fn the_data_section_comes_last_and_tables_do_not_read_it() {
-    let built = crate::catalog::load(
-        std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/catalog-a"
-        )),
-        &Default::default(),
-    )
-    .expect("fixture")
-    .index;
+    let dir = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/catalog-a"
+    ));
+    let model = fbc_catalog::model::build(fbc_catalog::source::load_dir(dir)).expect("fixture");
+    let built = Index::build(&fbc_catalog::tables::Tables::detached(model)).expect("indexable");
     let mut bytes = built.to_bytes();
     let mut data = DataSection::default();
     let _ = built.to_message(&mut data);
-    let data_len = data.len as usize;
+    let data_len = data.len() as usize;
     assert!(data_len > 0 && data_len < bytes.len());
     // Blank the data: the tables still decode, every chunk now reads zeros.
     let start = bytes.len() - data_len;

@@ -12,7 +12,7 @@
 use super::HttpLimits;
 use super::body::{CallGuard, Tracked};
 use super::canned::{SECURITY_HEADERS, SecureCanned};
-use crate::server::admission::Budget;
+use crate::server::budget::Budget;
 use crate::server::registry::Registry as Connections;
 use crate::server::served_io::ServedIo;
 use crate::server::{

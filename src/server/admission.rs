@@ -15,6 +15,7 @@
 //! ([`MAX_REFLECTION_CALLS`]). Each call ends with one debug line: method, status,
 //! elapsed time (the method is copied only when debug logging is on).
 
+use super::budget::{Budget, Class};
 use super::conn::{ConnInfo, ConnState, StallClock};
 use super::limits::{MAX_HEALTH_CALLS_PER_CONNECTION, MAX_REFLECTION_CALLS};
 use super::request::RequestBody;
@@ -23,31 +24,10 @@ use http_body::{Body, Frame, SizeHint};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::task::{Context, Poll};
 use std::time::Instant;
 use tonic::{Code, Status};
-
-/// The server-wide counters admission decides on.
-#[derive(Debug)]
-pub struct Budget {
-    used: AtomicUsize,
-    limit: usize,
-    calls: AtomicUsize,
-    max_calls: usize,
-    reflection_calls: AtomicUsize,
-}
-
-/// Which pool a call belongs to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Class {
-    /// Registry calls: capped by `max_inflight_calls` and the byte budget.
-    Counted,
-    /// Health checks: capped per connection only.
-    Health,
-    /// Reflection: capped by [`MAX_REFLECTION_CALLS`] only.
-    Reflection,
-}
 
 /// The pool of a gRPC method path.
 pub fn classify(path: &str) -> Class {
@@ -102,65 +82,13 @@ impl Drop for Permit {
 }
 
 impl Budget {
-    /// A budget of `limit` bytes and `max_calls` registry calls.
-    pub fn new(limit: usize, max_calls: usize) -> Self {
-        Budget {
-            used: AtomicUsize::new(0),
-            limit,
-            calls: AtomicUsize::new(0),
-            max_calls,
-            reflection_calls: AtomicUsize::new(0),
-        }
-    }
-
-    fn pool(&self, class: Class) -> Option<&AtomicUsize> {
-        match class {
-            Class::Counted => Some(&self.calls),
-            Class::Reflection => Some(&self.reflection_calls),
-            Class::Health => None,
-        }
-    }
-
-    /// Bytes counted now.
-    pub fn used(&self) -> usize {
-        self.used.load(Ordering::Acquire)
-    }
-
-    /// Registry calls in flight now.
-    pub fn calls(&self) -> usize {
-        self.calls.load(Ordering::Acquire)
-    }
-
-    /// Counts `n` more bytes.
-    pub fn add(&self, n: usize) {
-        self.used.fetch_add(n, Ordering::AcqRel);
-    }
-
-    /// Counts `n` bytes fewer.
-    pub fn sub(&self, n: usize) {
-        let _ = self
-            .used
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |u| {
-                Some(u.saturating_sub(n))
-            });
-    }
-
-    /// Counts `n` more bytes if they fit the limit.
-    pub fn try_reserve(&self, n: usize) -> bool {
-        self.used
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |u| {
-                (u.saturating_add(n) <= self.limit).then(|| u + n)
-            })
-            .is_ok()
-    }
-
     /// A place for one call of `class` on `conn`, or why there is none.
     pub fn admit(
         self: &Arc<Self>,
         class: Class,
         conn: Option<&Arc<ConnState>>,
     ) -> Result<Permit, Busy> {
-        let (pool, max) = match class {
+        let max = match class {
             Class::Health => {
                 return match conn {
                     Some(conn) => conn
@@ -172,12 +100,16 @@ impl Budget {
             }
             Class::Counted => {
                 let used = self.used();
-                if used > self.limit {
+                if used > self.limit() {
                     return Err(Busy::Bytes(used));
                 }
-                (&self.calls, self.max_calls)
+                self.max_calls()
             }
-            Class::Reflection => (&self.reflection_calls, MAX_REFLECTION_CALLS),
+            Class::Reflection => MAX_REFLECTION_CALLS,
+        };
+        // Every class but health (answered above) has a pool.
+        let Some(pool) = self.pool(class) else {
+            return Ok(Permit::Health(None));
         };
         pool.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
             (n < max).then_some(n + 1)

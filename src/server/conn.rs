@@ -9,7 +9,7 @@
 //! stream on it — the only way to free a stream whose client withholds
 //! WINDOW_UPDATEs, since hyper never polls such a stream's reply again.
 
-use super::admission::Budget;
+use super::budget::Budget;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;

@@ -18,10 +18,12 @@
 //! | [`limits`] | flags → [`TransportLimits`], the memory bound, the fd limit |
 //! | [`conn`] | accepted stream → IO wrapper with shared state and a kill switch |
 //! | [`registry`] | live connections → evictions and timeout kills (the reaper) |
+//! | [`budget`] | the server-wide counters: reply bytes waiting on slow clients, calls per pool |
 //! | [`admission`] | requests → admitted calls with counted replies, or RESOURCE_EXHAUSTED |
 //! | [`request`] | request bodies → the same, or a status once a prefix is too large |
 
 pub mod admission;
+pub mod budget;
 pub mod conn;
 pub mod limits;
 pub mod registry;
@@ -34,7 +36,8 @@ use crate::service::graph::{Graph, GraphServer};
 use crate::service::health::{Health, HealthServer};
 use crate::service::{Experimental, ExperimentalRegistryServer, Registry, RegistryServer};
 use crate::snapshot::Catalog;
-use admission::{AdmissionLayer, Budget};
+use admission::AdmissionLayer;
+use budget::Budget;
 use registry::Registry as Connections;
 use served_io::ServedIo;
 use std::future::Future;

@@ -6,7 +6,7 @@
 //! stalled past their timeouts ([`Registry::reap`]), and of all of them when the
 //! shutdown grace ends ([`Registry::kill_all`]).
 
-use super::admission::Budget;
+use super::budget::Budget;
 use super::conn::{ConnIo, ConnState, now_ms};
 use super::limits::TransportLimits;
 use std::collections::HashMap;

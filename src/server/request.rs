@@ -8,7 +8,7 @@
 //! budget (tonic allocates it on reading the prefix). Nothing is buffered here:
 //! [`PrefixReader`] keeps the 5-byte prefix it is reading and a count.
 
-use super::admission::Budget;
+use super::budget::Budget;
 use super::conn::{ConnState, StallClock};
 use super::limits::{MAX_REQUEST_BYTES, SMALL_REQUEST};
 use bytes::Bytes;

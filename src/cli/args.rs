@@ -4,15 +4,15 @@
 //! In: `std::env::args`. Out: validated argument structs, and the
 //! [`ServeConfig`] the app runs from.
 
+use super::values::LimitArgs;
+use super::values::parse_duration;
+#[cfg(test)]
+use super::values::{parse_depth, parse_size};
 use crate::app::{Listen, ServeConfig};
 use crate::http::{HttpConfig, HttpLimits};
 use crate::server::TransportLimits;
 use crate::server::limits::HANDSHAKE_TIMEOUT;
 use clap::{Parser, Subcommand, ValueEnum};
-use super::values::LimitArgs;
-#[cfg(test)]
-use super::values::{parse_depth, parse_size};
-use super::values::parse_duration;
 use std::path::PathBuf;
 use std::time::Duration;
 

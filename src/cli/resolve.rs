@@ -12,10 +12,10 @@
 
 mod explain;
 
-use super::values::parse_duration;
 use super::graph::args::{Output, SourceArgs};
 use super::graph::emit;
 use super::graph::source::{AskError, Source};
+use super::values::parse_duration;
 use crate::fbc_v1 as pb;
 use crate::service::graph::resolve::request_from_json;
 use serde::Serialize;

@@ -8,16 +8,12 @@ mod property_tests;
 mod successors_tests;
 mod upgrade_path_tests;
 
-use crate::load::{LoadOptions, load_model};
-use crate::tables::Tables;
+use crate::tables::{Tables, testing};
 
 /// The tables of a catalog made of `docs` (YAML documents), in one file.
 pub(super) fn tables(docs: &[String]) -> Tables {
-    let dir = tempfile::tempdir().expect("tmp");
-    let path = dir.path().join("catalog.yaml");
-    std::fs::write(&path, docs.join("---\n")).expect("write");
-    match load_model(dir.path(), &LoadOptions::default()) {
-        Ok(loaded) => loaded.tables(dir.path(), Default::default()),
+    match testing::from_text("catalog.yaml", &docs.join("---\n")) {
+        Ok(tables) => tables,
         Err(problems) => panic!("fixture does not validate: {problems:#?}"),
     }
 }

@@ -311,7 +311,3 @@ fn locate(source: &str, offset: usize) -> (usize, usize, &str) {
     }
     (1, 0, source.lines().next().unwrap_or(""))
 }
-
-#[cfg(test)]
-#[path = "cel_check_tests.rs"]
-mod tests;

@@ -8,7 +8,6 @@
 use super::cel::CelRule;
 use super::request::parse;
 use super::{Limits, Outcome, resolve, resolve_explained};
-use crate::load::{LoadOptions, load_model};
 use crate::tables::Tables;
 use proptest::prelude::*;
 use serde_json::json;
@@ -31,8 +30,7 @@ fn gvk(kind: u8) -> serde_json::Value {
 }
 
 /// The catalog (packages `p0`, `p1`, ...) and its tables.
-fn catalog(pkgs: &[Pkg]) -> (tempfile::TempDir, Tables) {
-    let dir = tempfile::tempdir().expect("tmp");
+fn catalog(pkgs: &[Pkg]) -> Tables {
     let mut docs = Vec::new();
     for (i, p) in pkgs.iter().enumerate() {
         let name = format!("p{i}");
@@ -67,11 +65,7 @@ fn catalog(pkgs: &[Pkg]) -> (tempfile::TempDir, Tables) {
         }
     }
     let text: String = docs.iter().map(|d| format!("{d}\n")).collect();
-    std::fs::write(dir.path().join("catalog.json"), text).expect("write");
-    let tables = load_model(dir.path(), &LoadOptions::default())
-        .expect("generated catalogs are valid")
-        .tables(dir.path(), Default::default());
-    (dir, tables)
+    crate::tables::testing::from_text("catalog.json", &text).expect("generated catalogs are valid")
 }
 
 /// What each bundle provides and requires, by name.
@@ -93,7 +87,7 @@ proptest! {
         pkgs in proptest::collection::vec(pkg(), 1..5),
         subs in proptest::collection::btree_set(0usize..5, 1..3),
     ) {
-        let (_dir, tables) = catalog(&pkgs);
+        let tables = catalog(&pkgs);
         let subs: Vec<usize> = subs.into_iter().filter(|&s| s < pkgs.len()).collect();
         prop_assume!(!subs.is_empty());
         let request = json!({"catalog": {"name": "cat"}, "subscriptions":

@@ -4,7 +4,6 @@
 
 use super::request::parse;
 use super::*;
-use crate::load::{LoadOptions, load_model};
 
 /// One bundle of a test catalog.
 pub(super) struct B {
@@ -46,7 +45,6 @@ fn resolve_json(bundles: &[B], request: &str) -> String {
 
 /// The tables of the catalog of `bundles` (see [`resolve_json`]).
 pub(super) fn tables_of(bundles: &[B]) -> crate::tables::Tables {
-    let dir = tempfile::tempdir().expect("tmp");
     let mut packages: Vec<&str> = Vec::new();
     let mut docs = Vec::new();
     let package_of = |b: &B| b.name.split('.').next().unwrap_or_default();
@@ -99,9 +97,8 @@ pub(super) fn tables_of(bundles: &[B]) -> crate::tables::Tables {
         }
         docs.push(doc);
     }
-    std::fs::write(dir.path().join("catalog.yaml"), docs.join("---\n")).expect("write");
-    match load_model(dir.path(), &LoadOptions::default()) {
-        Ok(loaded) => loaded.tables(dir.path(), Default::default()),
+    match crate::tables::testing::from_text("catalog.yaml", &docs.join("---\n")) {
+        Ok(tables) => tables,
         Err(problems) => panic!("fixture does not validate: {problems:#?}"),
     }
 }

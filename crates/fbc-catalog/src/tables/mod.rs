@@ -24,6 +24,8 @@ pub mod edges;
 pub mod metas;
 pub mod requirements;
 pub mod summary;
+#[cfg(any(test, feature = "test-util"))]
+pub mod testing;
 #[cfg(test)]
 mod tests;
 

@@ -1,7 +1,6 @@
 //! Tables built from catalog text: chain order, providers, requirements, metas.
 
 use super::*;
-use crate::load::{LoadOptions, load_model};
 use std::path::Path;
 
 fn write(root: &Path, rel: &str, text: &str) {
@@ -56,8 +55,7 @@ data: {b: 2, a: 1}
 "#;
 
 fn load(root: &Path) -> Tables {
-    let loaded = load_model(root, &LoadOptions::default()).expect("valid");
-    loaded.tables(root, Default::default())
+    super::testing::from_dir(root).expect("valid")
 }
 
 #[test]

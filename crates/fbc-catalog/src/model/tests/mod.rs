@@ -13,6 +13,7 @@ mod bundles;
 mod channels;
 mod custom_schemas;
 mod deprecations;
+mod no_panic;
 mod packages;
 mod reporting;
 

@@ -9,11 +9,9 @@
 mod directory_walk;
 mod envelope;
 mod json_streams;
-mod no_panic_tests;
 mod yaml_documents;
 
 use super::*;
-use proptest::prelude::*;
 use serde_json::json;
 use std::fs;
 

@@ -1,10 +1,22 @@
 //! No panics, whatever the input: proptests that parse arbitrary bytes, mutated
 //! catalogs and YAML-like token soup, and build a model from whatever loaded.
-//!
-//! Named `*_tests.rs` because it drives the model (`crate::model::build`), a layer
-//! above `source`: `tests/architecture.rs` skips files with that name.
+//! Here, beside the model, because they drive the whole pipeline from a file's
+//! text to the model.
 
 use super::*;
+use crate::source::FileResult;
+use proptest::prelude::*;
+
+/// `text` parsed as `file`, which must parse without errors.
+fn parse_ok(file: &str, text: &str) -> FileResult {
+    let result = parse_file(file, text);
+    assert!(
+        result.errors.is_empty(),
+        "unexpected errors: {:?}",
+        result.errors
+    );
+    result
+}
 
 const YAML_CATALOG: &str = "---
 schema: olm.package
@@ -61,7 +73,7 @@ fn the_fuzz_seed_catalogs_are_valid() {
             errors: result.errors,
             files: vec![],
         };
-        if let Err(diags) = crate::model::build(loaded) {
+        if let Err(diags) = build(loaded) {
             panic!("{file}: {diags:?}");
         }
     }
@@ -79,7 +91,7 @@ fn load_and_build(text: &str) {
         errors: result.errors,
         files: vec![],
     };
-    let _ = crate::model::build(loaded);
+    let _ = build(loaded);
 }
 
 /// Applies one mutation: 0 replaces a byte, 1 deletes one, 2 inserts one, 3 truncates.

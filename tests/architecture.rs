@@ -1,11 +1,26 @@
-//! The layers import one way: source → model/validate → tables → views →
-//! services → app → cli. This test reads every source file of both crates, finds
-//! the modules each one names (`crate::x`, `fbc_catalog::x`, `super::x` at the
-//! top level of a module), and fails on any reference to a module that is not
-//! strictly below it in [`LAYERS`] — an upward import, or a cycle. Test files are
-//! left out (a test of a low layer may drive a higher one).
+//! The structure holds: layers import one way, no module circle at any depth,
+//! and the library's whole dependency tree has no network crate.
+//!
+//! The module tree of each crate is read as rustc would (`scan`): every
+//! `mod` declaration followed, `#[path]` included, and every path a module's
+//! code names (`use` trees, inline `crate::`/`super::`/`self::` paths)
+//! resolved to the module it names. A reference between two modules counts
+//! between the two siblings under their nearest common ancestor (a module
+//! naming its own parent or child is not an edge):
+//!
+//! - under a crate root, siblings are the top-level modules, ranked in
+//!   [`LAYERS`]: each may name only modules ranked below it;
+//! - under any other module, its children may name each other, but never in a
+//!   circle (`index::body` → `index::build` → `index::body`).
+//!
+//! Test code (`#[cfg(test)]` modules and items) is held to the same rules and
+//! reported apart, so a test that reaches up a layer is named as such.
 
-use std::collections::BTreeSet;
+#[path = "architecture/scan.rs"]
+mod scan;
+
+use scan::{Module, Reference};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Every top-level module of the two crates, lowest first. A module may use only
@@ -25,6 +40,7 @@ const LAYERS: &[&str] = &[
     "catalogd",
     // fbc-registry, the server
     "api",
+    "fbc_v1",
     "index",
     "http_view",
     "graphql",
@@ -44,187 +60,298 @@ const LAYERS: &[&str] = &[
     "main",
 ];
 
-/// The library's modules: the server crate names them as `fbc_catalog::x`.
-const LIBRARY: &[&str] = &[
-    "parallel",
-    "arena",
-    "version_range",
-    "source",
-    "diagnostic",
-    "model",
-    "tables",
-    "graph",
-    "resolve",
-    "load",
-    "catalogd",
+/// Crates the library may not depend on at any depth: it has no network code.
+const NETWORK_CRATES: &[&str] = &[
+    "tokio",
+    "tonic",
+    "hyper",
+    "hyper-util",
+    "h2",
+    "prost",
+    "tower",
+    "axum",
+    "mio",
+    "socket2",
+    "reqwest",
+    "rustls",
+    "tokio-rustls",
+    "oci-client",
+    "ureq",
+    "curl",
 ];
 
-fn rank(module: &str) -> Option<usize> {
-    LAYERS.iter().position(|m| *m == module)
+/// What the rules found, test code apart.
+#[derive(Debug, Default)]
+struct Findings {
+    code: Vec<String>,
+    tests: Vec<String>,
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
+/// A module edge between siblings, with the first place that makes it.
+type Edges = BTreeMap<(String, String), (PathBuf, usize)>;
+
+/// Every crate root of `src` (`lib.rs`, and `main.rs` as module `main`).
+fn crate_modules(src: &Path) -> Vec<Module> {
+    let mut all = scan::modules(&src.join("lib.rs"), Vec::new());
+    if src.join("main.rs").is_file() {
+        all.extend(scan::modules(&src.join("main.rs"), vec!["main".into()]));
+    }
+    all
+}
+
+/// The rules checked over the crate at `src` (see the module docs).
+fn check(src: &Path) -> Findings {
+    let modules = crate_modules(src);
+    let known: BTreeSet<Vec<String>> = modules.iter().map(|m| m.path.clone()).collect();
+    let files: BTreeSet<&PathBuf> = modules.iter().map(|m| &m.file).collect();
+    let mut refs: Vec<Reference> = Vec::new();
+    for module in &modules {
+        // A file holds its inline modules too: read it once, as its outermost module.
+        let outermost = modules
+            .iter()
+            .filter(|m| m.file == module.file)
+            .min_by_key(|m| m.path.len())
+            .is_some_and(|m| m.path == module.path);
+        if outermost && files.contains(&module.file) {
+            refs.extend(scan::references(module, &known, &["fbc_registry"]));
         }
     }
-}
-
-/// The top-level module a file belongs to (`src/index/persist.rs` → `index`).
-fn module_of(src: &Path, file: &Path) -> Option<String> {
-    let rel = file.strip_prefix(src).ok()?;
-    let first = rel.components().next()?.as_os_str().to_str()?;
-    Some(first.trim_end_matches(".rs").to_string())
-}
-
-fn is_test_file(file: &Path) -> bool {
-    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    name == "tests.rs" || name.ends_with("_tests.rs")
-}
-
-/// The top-level modules `text` names through `prefix` (`crate::`, `fbc_catalog::`),
-/// ignoring lines that are comments.
-fn referenced(text: &str, prefix: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    for line in text.lines() {
-        let code = line.trim_start();
-        if code.starts_with("//") {
+    let mut found = Findings::default();
+    let mut code: BTreeMap<Vec<String>, Edges> = BTreeMap::new();
+    let mut all: BTreeMap<Vec<String>, Edges> = BTreeMap::new();
+    for r in &refs {
+        let common = r.from.iter().zip(&r.to).take_while(|(a, b)| a == b).count();
+        if common == r.from.len() || common == r.to.len() {
+            continue; // a module and its ancestor or descendant
+        }
+        let (a, b) = (r.from[common].clone(), r.to[common].clone());
+        let parent = r.from[..common].to_vec();
+        if parent.is_empty() {
+            if let Some(problem) = layer_problem(&a, &b) {
+                let text = format!("{}:{}: {problem}", r.file.display(), r.line);
+                if r.test {
+                    &mut found.tests
+                } else {
+                    &mut found.code
+                }
+                .push(text);
+            }
             continue;
         }
-        let mut rest = code;
-        while let Some(at) = rest.find(prefix) {
-            let before = rest[..at].chars().last();
-            let after = &rest[at + prefix.len()..];
-            rest = after;
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-                continue; // part of a longer identifier
-            }
-            let name: String = after
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                found.insert(name);
-            }
+        let place = (r.file.clone(), r.line);
+        if !r.test {
+            code.entry(parent.clone())
+                .or_default()
+                .entry((a.clone(), b.clone()))
+                .or_insert(place.clone());
         }
-        // `use crate::{a, b}` groups
-        if let Some(group) = code
-            .strip_prefix("use ")
-            .or_else(|| code.strip_prefix("pub use "))
-            .and_then(|u| u.strip_prefix(prefix))
-            .and_then(|u| u.strip_prefix('{'))
-        {
-            for part in group.split([',', '}', ';']) {
-                let name: String = part
-                    .trim()
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if !name.is_empty() && name != "self" {
-                    found.insert(name);
-                }
-            }
-        }
+        all.entry(parent)
+            .or_default()
+            .entry((a, b))
+            .or_insert(place);
+    }
+    let in_code: BTreeSet<String> = code.iter().flat_map(|(p, e)| circles(p, e)).collect();
+    found.code.extend(in_code.iter().cloned());
+    for (parent, edges) in &all {
+        found.tests.extend(
+            circles(parent, edges)
+                .into_iter()
+                .filter(|c| !in_code.contains(c)),
+        );
     }
     found
 }
 
-/// Every violation in one crate: (file, its module, the module it names).
-fn violations(src: &Path, library: bool) -> Vec<String> {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    files.sort();
-    let mut out = Vec::new();
-    for file in files.iter().filter(|f| !is_test_file(f)) {
-        let Some(module) = module_of(src, file) else {
-            continue;
-        };
-        if module == "lib" {
-            continue;
-        }
-        let Some(own) = rank(&module) else {
-            out.push(format!(
-                "{}: module {module} is not in LAYERS",
-                file.display()
-            ));
-            continue;
-        };
-        let text = std::fs::read_to_string(file).unwrap_or_default();
-        let text = text.split("#[cfg(test)]").next().unwrap_or_default();
-        let mut names = referenced(text, "crate::");
-        if !library {
-            names.extend(
-                referenced(text, "fbc_catalog::")
-                    .into_iter()
-                    .filter(|n| LIBRARY.contains(&n.as_str())),
-            );
-        }
-        for name in names {
-            let Some(other) = rank(&name) else {
-                continue; // an item of lib.rs (the generated `api`, constants)
-            };
-            if other >= own && name != module {
-                out.push(format!(
-                    "{}: `{module}` uses `{name}`, which is not below it",
-                    file.display()
-                ));
+/// Why top-level module `a` may not name `b`, if it may not.
+fn layer_problem(a: &str, b: &str) -> Option<String> {
+    let rank = |m: &str| LAYERS.iter().position(|l| *l == m);
+    match (rank(a), rank(b)) {
+        (None, _) => Some(format!("module `{a}` is not in LAYERS")),
+        (_, None) => Some(format!("module `{b}` is not in LAYERS")),
+        (Some(x), Some(y)) if y >= x => Some(format!("`{a}` uses `{b}`, which is not below it")),
+        _ => None,
+    }
+}
+
+/// The circles among `parent`'s children: each set of children that reach
+/// each other, with the edges that close it.
+fn circles(parent: &[String], edges: &Edges) -> Vec<String> {
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (a, b) in edges.keys() {
+        next.entry(a.as_str()).or_default().push(b.as_str());
+    }
+    let reaches = |from: &str, to: &str| {
+        let (mut stack, mut seen) = (vec![from], BTreeSet::new());
+        while let Some(n) = stack.pop() {
+            for &m in next.get(n).into_iter().flatten() {
+                if m == to {
+                    return true;
+                }
+                if seen.insert(m) {
+                    stack.push(m);
+                }
             }
         }
+        false
+    };
+    let mut groups: BTreeSet<BTreeSet<&str>> = BTreeSet::new();
+    for node in next.keys() {
+        let group: BTreeSet<&str> = next
+            .keys()
+            .copied()
+            .filter(|other| other == node || (reaches(node, other) && reaches(other, node)))
+            .collect();
+        if group.len() > 1 {
+            groups.insert(group);
+        }
     }
-    out
+    groups
+        .into_iter()
+        .map(|group| {
+            let how: Vec<String> = edges
+                .iter()
+                .filter(|((a, b), _)| group.contains(a.as_str()) && group.contains(b.as_str()))
+                .map(|((a, b), (file, line))| format!("{a} → {b} ({}:{line})", file.display()))
+                .collect();
+            format!("circle in `{}`: {}", parent.join("::"), how.join(", "))
+        })
+        .collect()
+}
+
+/// The network crates in `tree`, `cargo tree --prefix none` output.
+fn network_crates(tree: &str) -> BTreeSet<String> {
+    tree.lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| NETWORK_CRATES.contains(name))
+        .map(str::to_string)
+        .collect()
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn assert_none(what: &str, found: &[String]) {
+    assert!(found.is_empty(), "{what}:\n{}", found.join("\n"));
+}
+
+const CRATES: [&str; 2] = ["crates/fbc-catalog/src", "src"];
+
+#[test]
+fn every_import_goes_down_the_layers_and_no_modules_form_a_circle() {
+    let found: Vec<String> = CRATES
+        .iter()
+        .flat_map(|src| check(&root().join(src)).code)
+        .collect();
+    assert_none("upward imports and circles", &found);
 }
 
 #[test]
-fn every_import_goes_down_the_layers() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut found = violations(&root.join("crates/fbc-catalog/src"), true);
-    found.extend(violations(&root.join("src"), false));
+fn test_code_keeps_the_same_rules() {
+    let found: Vec<String> = CRATES
+        .iter()
+        .flat_map(|src| check(&root().join(src)).tests)
+        .collect();
+    assert_none("upward imports and circles in test code", &found);
+}
+
+#[test]
+fn the_library_has_no_network_crate_in_its_whole_dependency_tree() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(root())
+        .args([
+            "tree",
+            "-p",
+            "fbc-catalog",
+            "--edges",
+            "normal,build",
+            "--prefix",
+            "none",
+        ])
+        .args(["--locked", "--offline"])
+        .output()
+        .expect("cargo tree runs");
+    let tree = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && tree.starts_with("fbc-catalog "),
+        "cargo tree: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let found = network_crates(&tree);
     assert!(
         found.is_empty(),
-        "upward or circular imports:\n{}",
-        found.join("\n")
+        "the library depends on {found:?} (see `cargo tree -p fbc-catalog -i NAME`)"
     );
 }
 
-#[test]
-fn the_library_names_no_server_module_and_no_network_crate() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/fbc-catalog");
-    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("manifest");
-    let dependencies = manifest
-        .split("[dependencies]")
-        .nth(1)
-        .and_then(|d| d.split("[dev-dependencies]").next())
-        .unwrap_or_default();
-    for banned in ["tokio", "tonic", "hyper", "prost", "h2", "tower", "axum"] {
-        assert!(
-            !dependencies
-                .lines()
-                .any(|l| l.trim_start().starts_with(&format!("{banned} "))
-                    || l.trim_start().starts_with(&format!("{banned}="))),
-            "the library depends on {banned}"
-        );
+/// Writes `files` (path, text) under a fresh directory; its path.
+fn planted(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tmp");
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
     }
+    dir
 }
 
 #[test]
 fn the_check_catches_an_upward_import() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let src = dir.path();
-    std::fs::create_dir_all(src.join("index")).expect("mkdir");
-    std::fs::write(
-        src.join("index/mod.rs"),
-        "use crate::service::wire::Reply;\n",
-    )
-    .expect("write");
-    std::fs::write(src.join("service.rs"), "use crate::{index, snapshot};\n").expect("write");
-    let found = violations(src, false);
+    let dir = planted(&[
+        ("lib.rs", "mod index;\nmod service;\n"),
+        ("index/mod.rs", "use crate::service::wire::Reply;\n"),
+        ("service.rs", "use crate::{index, snapshot};\n"),
+    ]);
+    let found = check(dir.path()).code;
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("`index` uses `service`"), "{found:?}");
+}
+
+#[test]
+fn the_check_catches_a_circle_two_levels_down_and_one_through_a_test() {
+    let dir = planted(&[
+        ("lib.rs", "pub mod index;\n"),
+        ("index/mod.rs", "mod room;\nmod other;\n"),
+        (
+            "index/room/mod.rs",
+            "mod body;\nmod build;\nmod persist;\nmod lazy;\n",
+        ),
+        ("index/room/body.rs", "use super::build::Builder;\n"),
+        (
+            "index/room/build.rs",
+            "pub fn f() { crate::index::room::body::g() }\n",
+        ),
+        (
+            "index/room/persist.rs",
+            "use super::lazy::L;\n#[cfg(test)]\n#[path = \"persist_tests.rs\"]\nmod tests;\n",
+        ),
+        (
+            "index/room/persist_tests.rs",
+            "use super::super::lazy::L;\n",
+        ),
+        (
+            "index/room/lazy.rs",
+            "#[cfg(test)]\nmod tests {\n    use crate::index::room::persist::P;\n}\n",
+        ),
+        ("index/other.rs", "pub struct O;\n"),
+    ]);
+    let found = check(dir.path());
+    assert_eq!(found.code.len(), 1, "{found:?}");
+    assert!(
+        found.code[0].starts_with("circle in `index::room`: body → build"),
+        "{found:?}"
+    );
+    assert_eq!(found.tests.len(), 1, "{found:?}");
+    assert!(
+        found.tests[0].contains("lazy → persist") && found.tests[0].contains("persist → lazy"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn the_tree_check_catches_a_network_crate_deep_in_the_tree() {
+    let tree = "fbc-catalog v0.1.0 (/x)\nserde v1.0.0\nsome-helper v0.3.0\ntokio v1.48.0\nbytes v1.0.0 (*)\n";
+    assert_eq!(network_crates(tree), BTreeSet::from(["tokio".to_string()]));
+    assert!(network_crates("fbc-catalog v0.1.0\nserde v1.0.0\n").is_empty());
 }

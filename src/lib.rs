@@ -32,7 +32,6 @@
 //! | [`app`] | a `ServeConfig` → a running server (bound address, reload, shutdown) |
 //! | [`cli`] | command line → `ServeConfig` → the app; the graph commands, offline on tables or through a `fbc.v1.Graph` client |
 #![deny(missing_docs)]
-#![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 /// Generated protobuf messages and clients of package `api`.

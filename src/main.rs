@@ -7,6 +7,10 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[allow(
+    unsafe_code,
+    reason = "prctl: the one process-wide switch for huge pages"
+)]
 fn main() -> std::process::ExitCode {
     // No transparent huge pages: a 2 MiB page stays resident when any byte of it is
     // touched, which added 10 MB to a 30 MB process. mimalloc advises its arena for
@@ -23,6 +27,7 @@ fn main() -> std::process::ExitCode {
 }
 
 /// Returns the pages freed by a load to the OS.
+#[allow(unsafe_code, reason = "mimalloc's collect is a C function")]
 fn collect() {
     // SAFETY: mi_collect has no preconditions; it only walks mimalloc's own heaps.
     unsafe { libmimalloc_sys::mi_collect(true) }

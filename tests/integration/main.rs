@@ -19,6 +19,10 @@
 //! - `tls`: TLS and mutual TLS on both listeners, rotation, bad pairs, the probe over TLS;
 //! - `hostile_clients`: unread streams, idle and silent connections, huge requests,
 //!   shutdown with a stalled stream, the fd limit.
+#![allow(
+    unsafe_code,
+    reason = "signals to the servers the tests start (libc::kill)"
+)]
 
 mod browser_http;
 mod cli;

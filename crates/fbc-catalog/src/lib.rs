@@ -43,7 +43,6 @@
 //! }
 //! ```
 #![deny(missing_docs)]
-#![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod arena;

@@ -34,25 +34,9 @@ pub const JSONL: &str = "application/jsonl";
 pub fn catalog_segment(uri: &Uri) -> String {
     let rest = uri.path().strip_prefix("/catalogs/").unwrap_or_default();
     let raw = rest.split('/').next().unwrap_or_default();
-    let mut out = Vec::with_capacity(raw.len());
-    let bytes = raw.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok());
-        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
-            (b'%', Some(b)) => {
-                out.push(b);
-                i += 3;
-            }
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(raw)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// catalogd's first checks, in its order: the method (GET or HEAD, else 405),

@@ -54,6 +54,8 @@ impl Query {
 }
 
 /// Go's `QueryUnescape`: `%XX` decoded, `+` a space; `None` on a bad escape.
+/// By hand because the `percent-encoding` crate keeps a bad escape as it is and
+/// leaves `+` alone, where Go refuses the whole value and reads a space.
 fn unescape(text: &str) -> Option<Vec<u8>> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());

@@ -225,37 +225,26 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     let report = loaded.report.clone();
     let generation = publisher.publish(loaded);
     crate::reload::log_loaded(&config.root, &report, generation, "catalog loaded");
-    let listener = bind(&config.listen)?;
-    let http = match &config.http {
-        Some((listen, http)) => {
-            let bound = bind(listen)?;
-            let local = bound.local_addr().map_err(|source| StartError::Bind {
-                listen: format!("{listen:?}"),
-                source,
-            })?;
-            tracing::info!(address = %local, catalog = %http.catalog_name, "serving catalogd's HTTP API");
-            Some((bound, local, http.clone()))
+    let Listeners {
+        grpc: Bound {
+            listener,
+            addr: grpc_addr,
+        },
+        http,
+        metrics,
+    } = bind_all(&config)?;
+    let http = match (http, &config.http) {
+        (Some(bound), Some((_, http))) => {
+            tracing::info!(address = %bound.addr, catalog = %http.catalog_name, "serving catalogd's HTTP API");
+            Some((bound.listener, bound.addr, http.clone()))
         }
-        None => None,
+        _ => None,
     };
     let http_addr = http.as_ref().map(|(_, local, _)| *local);
-    let metrics = match &config.metrics {
-        Some(listen) => {
-            let bound = bind(listen)?;
-            let local = bound.local_addr().map_err(|source| StartError::Bind {
-                listen: format!("{listen:?}"),
-                source,
-            })?;
-            tracing::info!(address = %local, "serving Prometheus metrics at /metrics");
-            Some((bound, local))
-        }
-        None => None,
-    };
-    let metrics_addr = metrics.as_ref().map(|(_, local)| *local);
-    let grpc_addr = listener.local_addr().map_err(|source| StartError::Bind {
-        listen: format!("{:?}", config.listen),
-        source,
-    })?;
+    if let Some(bound) = &metrics {
+        tracing::info!(address = %bound.addr, "serving Prometheus metrics at /metrics");
+    }
+    let metrics_addr = metrics.as_ref().map(|bound| bound.addr);
     tracing::info!(address = %grpc_addr, configs = %config.root.display(), "serving registry");
     let reload = crate::reload::spawn(reload_config(&config), publisher);
     if config.watch {
@@ -281,7 +270,7 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
             signal,
         ))
     });
-    let metrics_task = metrics.map(|(listener, _)| {
+    let metrics_task = metrics.map(|Bound { listener, .. }| {
         let limits = crate::http::HttpLimits {
             shutdown_grace: limits.shutdown_grace,
             ..crate::http::HttpLimits::default()
@@ -336,21 +325,47 @@ pub async fn start(config: ServeConfig) -> Result<ServerHandle, StartError> {
     serve(config, loaded).await
 }
 
-fn bind(listen: &Listen) -> Result<tokio::net::TcpListener, StartError> {
-    let bound = match listen {
-        Listen::AllInterfaces(port) => crate::server::bind_all_interfaces(*port),
-        Listen::Addr(addr) => std::net::TcpListener::bind(addr).and_then(|l| {
-            l.set_nonblocking(true)?;
-            tokio::net::TcpListener::from_std(l)
-        }),
-    };
-    bound.map_err(|source| StartError::Bind {
+/// A bound listener and the address it got.
+struct Bound {
+    listener: tokio::net::TcpListener,
+    addr: SocketAddr,
+}
+
+/// Every listener a configuration asks for.
+struct Listeners {
+    grpc: Bound,
+    http: Option<Bound>,
+    metrics: Option<Bound>,
+}
+
+/// Binds the gRPC, HTTP and metrics listeners, in that order; the first that
+/// cannot be bound (or tell its address) is the error.
+fn bind_all(config: &ServeConfig) -> Result<Listeners, StartError> {
+    Ok(Listeners {
+        grpc: bind(&config.listen)?,
+        http: config.http.as_ref().map(|(l, _)| bind(l)).transpose()?,
+        metrics: config.metrics.as_ref().map(bind).transpose()?,
+    })
+}
+
+fn bind(listen: &Listen) -> Result<Bound, StartError> {
+    let failed = |source| StartError::Bind {
         listen: match listen {
             Listen::AllInterfaces(port) => format!("port {port}"),
             Listen::Addr(addr) => addr.to_string(),
         },
         source,
-    })
+    };
+    let listener = match listen {
+        Listen::AllInterfaces(port) => crate::server::bind_all_interfaces(*port),
+        Listen::Addr(addr) => std::net::TcpListener::bind(addr).and_then(|l| {
+            l.set_nonblocking(true)?;
+            tokio::net::TcpListener::from_std(l)
+        }),
+    }
+    .map_err(failed)?;
+    let addr = listener.local_addr().map_err(failed)?;
+    Ok(Bound { listener, addr })
 }
 
 fn reload_config(config: &ServeConfig) -> ReloadConfig {

@@ -5,7 +5,8 @@
 //!    `$OUT_DIR/registry_descriptor.bin` for server reflection;
 //! 2. tonic-prost-build generates `api`'s messages and clients (`api.rs`), and
 //!    `fbc.v1`'s messages, client and server (`fbc.v1.rs`);
-//! 3. tonic-build's manual builder generates `api.Registry`'s server stubs, whose
+//! 3. tonic-build's manual builder generates the server stubs of `api.Registry`
+//!    and `api.ExperimentalRegistry`, one method per RPC the descriptor lists, whose
 //!    replies are pre-encoded byte chunks (`crate::service::wire::Reply`) written
 //!    straight to the wire by `crate::service::wire::ReplyCodec`.
 
@@ -37,92 +38,56 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_client(true)
         .compile_fds(compile(&["fbc/v1/graph.proto"])?)?;
 
-    let method = |name: &str, route: &str, input: &str, streaming: bool| {
-        let b = Method::builder()
-            .name(name)
-            .route_name(route)
-            .input_type(format!("crate::api::{input}"))
-            .output_type("crate::service::wire::Reply")
-            .codec_path("crate::service::wire::ReplyCodec");
-        if streaming {
-            b.server_streaming().build()
-        } else {
-            b.build()
-        }
-    };
-    let registry = Service::builder()
-        .name("Registry")
-        .package("api")
-        .method(method(
-            "list_packages",
-            "ListPackages",
-            "ListPackageRequest",
-            true,
-        ))
-        .method(method(
-            "get_package",
-            "GetPackage",
-            "GetPackageRequest",
-            false,
-        ))
-        .method(method("get_bundle", "GetBundle", "GetBundleRequest", false))
-        .method(method(
-            "get_bundle_for_channel",
-            "GetBundleForChannel",
-            "GetBundleInChannelRequest",
-            false,
-        ))
-        .method(method(
-            "get_channel_entries_that_replace",
-            "GetChannelEntriesThatReplace",
-            "GetAllReplacementsRequest",
-            true,
-        ))
-        .method(method(
-            "get_bundle_that_replaces",
-            "GetBundleThatReplaces",
-            "GetReplacementRequest",
-            false,
-        ))
-        .method(method(
-            "get_channel_entries_that_provide",
-            "GetChannelEntriesThatProvide",
-            "GetAllProvidersRequest",
-            true,
-        ))
-        .method(method(
-            "get_latest_channel_entries_that_provide",
-            "GetLatestChannelEntriesThatProvide",
-            "GetLatestProvidersRequest",
-            true,
-        ))
-        .method(method(
-            "get_default_bundle_that_provides",
-            "GetDefaultBundleThatProvides",
-            "GetDefaultProviderRequest",
-            false,
-        ))
-        .method(method(
-            "list_bundles",
-            "ListBundles",
-            "ListBundlesRequest",
-            true,
-        ))
-        .build();
-    let experimental = Service::builder()
-        .name("ExperimentalRegistry")
-        .package("api")
-        .method(method(
-            "experimental_list_package_custom_schemas",
-            "ExperimentalListPackageCustomSchemas",
-            "ExperimentalListPackageCustomSchemasRequest",
-            true,
-        ))
-        .build();
+    // The `api` services' stubs, one method per RPC of the descriptor (so the
+    // proto is the one list of methods), each replying with pre-encoded chunks.
+    let registry_proto = all
+        .file
+        .iter()
+        .find(|f| f.name() == "registry.proto")
+        .ok_or("registry.proto is not in the descriptor set")?;
+    let services: Vec<Service> = registry_proto
+        .service
+        .iter()
+        .map(|service| {
+            let methods = service.method.iter().map(|m| {
+                let input = m.input_type().trim_start_matches(".api.");
+                let b = Method::builder()
+                    .name(snake_case(m.name()))
+                    .route_name(m.name())
+                    .input_type(format!("crate::api::{input}"))
+                    .output_type("crate::service::wire::Reply")
+                    .codec_path("crate::service::wire::ReplyCodec");
+                if m.server_streaming() {
+                    b.server_streaming().build()
+                } else {
+                    b.build()
+                }
+            });
+            methods
+                .fold(
+                    Service::builder().name(service.name()).package("api"),
+                    |builder, method| builder.method(method),
+                )
+                .build()
+        })
+        .collect();
     std::fs::create_dir_all(out_dir.join("server"))?;
     tonic_build::manual::Builder::new()
         .build_client(false)
         .out_dir(out_dir.join("server"))
-        .compile(&[registry, experimental]);
+        .compile(&services);
     Ok(())
+}
+
+/// `GetChannelEntriesThatReplace` → `get_channel_entries_that_replace`, as
+/// tonic names a method's Rust function.
+fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 8);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
 }

@@ -28,7 +28,7 @@ pub async fn serve(
 ) {
     let router = Router::new()
         .route(
-            "/metrics",
+            super::routes::paths::METRICS,
             any(|method: Method| async move { scrape(&method) }),
         )
         .fallback(|| async { errors::no_route() });

@@ -1,6 +1,8 @@
 //! The HTTP routes, as one axum `Router`.
 //!
-//! In: the state of each family of routes. Out: the router the listener serves.
+//! In: the state of each family of routes. Out: the router the listener serves,
+//! and the metrics label of each route ([`label`]): [`paths`] is the one list
+//! of route templates, which the routers mount and the labels are made from.
 //! Paths no route matches get Go's mux answer (`404 page not found`); routes take
 //! every method and answer 405 themselves, as catalogd's do, so the text matches.
 
@@ -15,19 +17,45 @@ use axum::extract::State;
 use axum::routing::{MethodRouter, any};
 use http::{HeaderMap, Method, Uri};
 use std::future::Future;
+use std::sync::LazyLock;
+
+/// Every route template of the HTTP listeners.
+pub mod paths {
+    /// catalogd's `/all`.
+    pub const ALL: &str = "/catalogs/{catalog}/api/v1/all";
+    /// catalogd's `/metas`.
+    pub const METAS: &str = "/catalogs/{catalog}/api/v1/metas";
+    /// The upgrade graph (ours).
+    pub const GRAPH: &str = "/catalogs/{catalog}/api/v1/graph";
+    /// OLM v1's successors (ours).
+    pub const SUCCESSORS: &str = "/catalogs/{catalog}/api/v1/successors";
+    /// catalogd's GraphQL.
+    pub const GRAPHQL: &str = "/catalogs/{catalog}/api/v1/graphql";
+    /// A package's icon.
+    pub const ICON: &str = "/catalogs/{catalog}/api/v1/icons/{package}";
+    /// The browser's home page.
+    pub const HOME: &str = "/";
+    /// The browser's package page.
+    pub const PACKAGE: &str = "/packages/{package}";
+    /// The browser's assets.
+    pub const ASSET: &str = "/assets/{file}";
+    /// The metrics listener's one route.
+    pub const METRICS: &str = "/metrics";
+    /// All of them.
+    pub const ALL_ROUTES: [&str; 10] = [
+        ALL, METAS, GRAPH, SUCCESSORS, GRAPHQL, ICON, HOME, PACKAGE, ASSET, METRICS,
+    ];
+}
 
 /// Every route of the HTTP server; the browser's when `browser`.
 pub fn router(api: ApiState, browser: bool) -> Router {
     let router = Router::new()
-        .route("/catalogs/{catalog}/api/v1/all", route(catalogd::all))
-        .route("/catalogs/{catalog}/api/v1/metas", route(catalogd::metas))
-        .route("/catalogs/{catalog}/api/v1/graph", route(graph::graph))
+        .route(paths::ALL, route(catalogd::all))
+        .route(paths::METAS, route(catalogd::metas))
+        .route(paths::GRAPH, route(graph::graph))
+        .route(paths::SUCCESSORS, route(graph::successors))
         .route(
-            "/catalogs/{catalog}/api/v1/successors",
-            route(graph::successors),
-        )
-        .route(
-            "/catalogs/{catalog}/api/v1/graphql",
+            paths::GRAPHQL,
             any(
                 |State(state): State<ApiState>,
                  method: Method,
@@ -38,16 +66,13 @@ pub fn router(api: ApiState, browser: bool) -> Router {
                 },
             ),
         )
-        .route(
-            "/catalogs/{catalog}/api/v1/icons/{package}",
-            route(icons::icon),
-        )
+        .route(paths::ICON, route(icons::icon))
         .fallback(|| async { errors::no_route() });
     let router = if browser {
         router
-            .route("/", route(browser::home))
-            .route("/packages/{package}", route(browser::package))
-            .route("/assets/{file}", route(browser::asset))
+            .route(paths::HOME, route(browser::home))
+            .route(paths::PACKAGE, route(browser::package))
+            .route(paths::ASSET, route(browser::asset))
     } else {
         router
     };
@@ -61,7 +86,7 @@ async fn counted(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    let route = crate::metrics::http_route(
+    let route = label(
         request
             .extensions()
             .get::<axum::extract::MatchedPath>()
@@ -84,4 +109,42 @@ where
             handler(state, method, uri, headers)
         },
     )
+}
+
+/// Each template of [`paths::ALL_ROUTES`] and its label: `{param}` written
+/// `:param` (braces inside label values trip simple parsers and shell tools).
+static LABELS: LazyLock<Vec<(&'static str, String)>> = LazyLock::new(|| {
+    paths::ALL_ROUTES
+        .iter()
+        .map(|t| (*t, t.replace('{', ":").replace('}', "")))
+        .collect()
+});
+
+/// The metrics label of a matched route template (`None`: the fallback),
+/// taken before the request is answered so nothing is copied per request: one
+/// of [`paths`], or `other`.
+pub fn label(template: Option<&str>) -> &'static str {
+    template
+        .and_then(|t| LABELS.iter().find(|(r, _)| *r == t))
+        .map_or("other", |(_, label)| label.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_the_templates_and_bounded() {
+        let route = label;
+        assert_eq!(
+            route(Some("/catalogs/{catalog}/api/v1/all")),
+            "/catalogs/:catalog/api/v1/all"
+        );
+        assert_eq!(route(Some("/anything")), "other");
+        assert_eq!(route(None), "other");
+        assert_eq!(
+            route(Some(paths::ICON)),
+            "/catalogs/:catalog/api/v1/icons/:package"
+        );
+    }
 }

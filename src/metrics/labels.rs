@@ -1,5 +1,6 @@
 //! The label sets, each bounded: methods from the compiled-in descriptors,
-//! routes from the router's templates, codes and results from small enums.
+//! routes as the HTTP router labels them (`crate::http::routes::label`), codes
+//! and results from small enums.
 
 use prometheus_client::encoding::{
     DescriptorEncoder, EncodeLabelSet, EncodeLabelValue, EncodeMetric, LabelValueEncoder,
@@ -141,45 +142,6 @@ pub fn method(path: &str) -> &'static str {
     METHODS.get(path).copied().unwrap_or("other")
 }
 
-/// The label of a route template: the router's own string, with `{param}`
-/// written `:param` (braces inside label values trip simple parsers and shell
-/// tools), from a fixed set.
-pub fn route(template: Option<&str>) -> &'static str {
-    const ROUTES: &[(&str, &str)] = &[
-        (
-            "/catalogs/{catalog}/api/v1/all",
-            "/catalogs/:catalog/api/v1/all",
-        ),
-        (
-            "/catalogs/{catalog}/api/v1/metas",
-            "/catalogs/:catalog/api/v1/metas",
-        ),
-        (
-            "/catalogs/{catalog}/api/v1/graph",
-            "/catalogs/:catalog/api/v1/graph",
-        ),
-        (
-            "/catalogs/{catalog}/api/v1/successors",
-            "/catalogs/:catalog/api/v1/successors",
-        ),
-        (
-            "/catalogs/{catalog}/api/v1/graphql",
-            "/catalogs/:catalog/api/v1/graphql",
-        ),
-        (
-            "/catalogs/{catalog}/api/v1/icons/{package}",
-            "/catalogs/:catalog/api/v1/icons/:package",
-        ),
-        ("/", "/"),
-        ("/packages/{package}", "/packages/:package"),
-        ("/assets/{file}", "/assets/:file"),
-        ("/metrics", "/metrics"),
-    ];
-    template
-        .and_then(|t| ROUTES.iter().find(|(r, _)| *r == t))
-        .map_or("other", |(_, label)| label)
-}
-
 fn code_name(code: tonic::Code) -> &'static str {
     use tonic::Code::*;
     match code {
@@ -234,11 +196,5 @@ mod tests {
         );
         assert_eq!(method("/api.Registry/Nope"), "other");
         assert_eq!(method(&"x".repeat(10_000)), "other");
-        assert_eq!(
-            route(Some("/catalogs/{catalog}/api/v1/all")),
-            "/catalogs/:catalog/api/v1/all"
-        );
-        assert_eq!(route(Some("/anything")), "other");
-        assert_eq!(route(None), "other");
     }
 }

@@ -221,13 +221,7 @@ pub fn call_refused(path: &str, code: tonic::Code) {
         .inc();
 }
 
-/// The label of an HTTP route template (`None`: the fallback), taken before
-/// the request is answered so nothing is copied per request.
-pub fn http_route(template: Option<&str>) -> &'static str {
-    labels::route(template)
-}
-
-/// An HTTP answer on `route` (from [`http_route`]).
+/// An HTTP answer on `route` (the router's label of its template).
 pub fn http_answered(route: &'static str, status: u16, elapsed: Duration) {
     let m = metrics();
     m.http_answers

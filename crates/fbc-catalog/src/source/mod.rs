@@ -341,7 +341,7 @@ pub(crate) fn io_error(path: String, e: &std::io::Error) -> LoadError {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 #[cfg(test)]
 mod hostile_tests;

@@ -4,19 +4,8 @@
 //! text to the model.
 
 use super::*;
-use crate::source::FileResult;
+use crate::source::tests::parse_ok;
 use proptest::prelude::*;
-
-/// `text` parsed as `file`, which must parse without errors.
-fn parse_ok(file: &str, text: &str) -> FileResult {
-    let result = parse_file(file, text);
-    assert!(
-        result.errors.is_empty(),
-        "unexpected errors: {:?}",
-        result.errors
-    );
-    result
-}
 
 const YAML_CATALOG: &str = "---
 schema: olm.package

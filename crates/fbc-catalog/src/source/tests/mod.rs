@@ -31,8 +31,8 @@ fn summary(result: &FileResult) -> Vec<(&str, &str, usize, usize)> {
         .collect()
 }
 
-/// Parses text that must load without errors.
-fn parse_ok(file: &str, text: &str) -> FileResult {
+/// Parses text that must load without errors (the model's tests use it too).
+pub(crate) fn parse_ok(file: &str, text: &str) -> FileResult {
     let result = parse_file(file, text);
     assert!(
         result.errors.is_empty(),

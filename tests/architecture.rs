@@ -103,19 +103,12 @@ fn crate_modules(src: &Path) -> Vec<Module> {
 fn check(src: &Path) -> Findings {
     let modules = crate_modules(src);
     let known: BTreeSet<Vec<String>> = modules.iter().map(|m| m.path.clone()).collect();
-    let files: BTreeSet<&PathBuf> = modules.iter().map(|m| &m.file).collect();
-    let mut refs: Vec<Reference> = Vec::new();
-    for module in &modules {
-        // A file holds its inline modules too: read it once, as its outermost module.
-        let outermost = modules
-            .iter()
-            .filter(|m| m.file == module.file)
-            .min_by_key(|m| m.path.len())
-            .is_some_and(|m| m.path == module.path);
-        if outermost && files.contains(&module.file) {
-            refs.extend(scan::references(module, &known, &["fbc_registry"]));
-        }
-    }
+    // A file holds its inline modules too: it is read once, as its file's module.
+    let refs: Vec<Reference> = modules
+        .iter()
+        .filter(|m| !m.inline)
+        .flat_map(|m| scan::references(m, &known, &["fbc_registry"]))
+        .collect();
     let mut found = Findings::default();
     let mut code: BTreeMap<Vec<String>, Edges> = BTreeMap::new();
     let mut all: BTreeMap<Vec<String>, Edges> = BTreeMap::new();

@@ -3,7 +3,7 @@
 //! In: a connection's byte stream, as hyper writes it. Out: the same stream,
 //! except that the error heads hyper writes when a request head does not parse
 //! — `400 Bad Request`, `414 URI Too Long`, `431 Request Header Fields Too
-//! Large` (a header over `--http-max-header-bytes`) — carry the headers every
+//! Large` (a head over [`super::HttpLimits::max_header_bytes`], 16 KiB) — carry the headers every
 //! other answer of ours carries ([`SECURITY_HEADERS`]).
 //!
 //! Written by hand because hyper offers no hook: those answers come from

@@ -27,6 +27,7 @@ use crate::tables::Tables;
 use crate::version_range::masterminds;
 use crate::version_range::release::{Release, VersionRelease};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// OLM v1's upgrade constraint policy.
@@ -249,7 +250,7 @@ fn prepare<'a>(tables: &'a Tables, q: &SuccessorQuery) -> Result<Prepared<'a>, G
 /// version ([`super::installed`]), so that its `replaces` and `skips` edges count.
 pub fn successors(tables: &Tables, q: &SuccessorQuery) -> Result<Successors, GraphError> {
     let (q, note) = name_the_installed(tables, q)?;
-    let q = &q;
+    let q = q.as_ref();
     let mut p = prepare(tables, q)?;
     p.warnings.splice(0..0, note);
     let mut candidates: Vec<(VersionRelease, Candidate)> = Vec::new();
@@ -293,20 +294,22 @@ pub fn successors(tables: &Tables, q: &SuccessorQuery) -> Result<Successors, Gra
     })
 }
 
-/// `q` with its installed bundle named when only its version was given, and
-/// what the lookup found worth saying.
-fn name_the_installed(
+/// `q` with its installed bundle named when only its version was given (a
+/// copy only then), and what the lookup found worth saying.
+fn name_the_installed<'q>(
     tables: &Tables,
-    q: &SuccessorQuery,
-) -> Result<(SuccessorQuery, Option<String>), GraphError> {
-    let mut q = q.clone();
-    let Some(installed) = q.installed.as_mut().filter(|i| i.name.is_empty()) else {
-        return Ok((q, None));
+    q: &'q SuccessorQuery,
+) -> Result<(Cow<'q, SuccessorQuery>, Option<String>), GraphError> {
+    let Some(installed) = q.installed.as_ref().filter(|i| i.name.is_empty()) else {
+        return Ok((Cow::Borrowed(q), None));
     };
     let (_, package) = find_package(tables, &q.package)?;
     let found = super::installed::identify(package, &installed.name, &installed.version)?;
-    installed.name = found.name;
-    Ok((q, found.note))
+    let mut named = q.clone();
+    if let Some(i) = named.installed.as_mut() {
+        i.name = found.name;
+    }
+    Ok((Cow::Owned(named), found.note))
 }
 
 /// Whether `bundle` can be a candidate, told cheaply: with an installed bundle

@@ -26,6 +26,7 @@ use crate::model::Package;
 use crate::tables::Tables;
 use crate::version_range::release::VersionRelease;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 /// Whose rules walk the path.
@@ -123,7 +124,8 @@ pub fn upgrade_path(tables: &Tables, q: &PathQuery) -> Result<UpgradePath, Graph
                 package.channels.iter().map(|c| c.name.as_str()),
             ),
         })?;
-    let q = &name_the_start(package, q)?;
+    let q = name_the_start(package, q)?;
+    let q = q.as_ref();
     let start = version_of(package, &q.from, q.from_version.as_deref())?;
     let index = ChannelIndex::of(tables, pi, ci)
         .ok_or_else(|| GraphError::InvalidArgument("channel index out of range".into()))?;
@@ -131,28 +133,33 @@ pub fn upgrade_path(tables: &Tables, q: &PathQuery) -> Result<UpgradePath, Graph
     Ok(hops.run(q, start))
 }
 
-/// `q` with its start named when only its version was given: the path walks
-/// `replaces` and `skips`, which name bundles, so the version must pick one.
-fn name_the_start(package: &Package, q: &PathQuery) -> Result<PathQuery, GraphError> {
-    let mut q = q.clone();
+/// `q` with its start named when only its version was given (a copy only
+/// then): the path walks `replaces` and `skips`, which name bundles, so the
+/// version must pick one.
+fn name_the_start<'q>(
+    package: &Package,
+    q: &'q PathQuery,
+) -> Result<Cow<'q, PathQuery>, GraphError> {
     if !q.from.is_empty() {
-        return Ok(q);
+        return Ok(Cow::Borrowed(q));
     }
-    let version = q.from_version.clone().unwrap_or_default();
+    let version = q.from_version.as_deref().unwrap_or_default();
     if version.is_empty() {
         return Err(GraphError::InvalidArgument(
             "name the installed bundle, or give its version".into(),
         ));
     }
-    let found = super::installed::identify(package, "", &version)?;
+    let found = super::installed::identify(package, "", version)?;
     if found.name.is_empty() {
         return Err(GraphError::InvalidArgument(format!(
             "no bundle of package {:?} has version {version}: name the installed bundle too, to walk from a bundle the catalog no longer has",
             package.name
         )));
     }
-    q.from = found.name;
-    Ok(q)
+    Ok(Cow::Owned(PathQuery {
+        from: found.name,
+        ..q.clone()
+    }))
 }
 
 /// The version of bundle `name`: the catalog's, or the one given when the

@@ -221,7 +221,7 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     };
     let tls_watcher = tls.as_ref().and_then(|t| t.watch());
     let (mut publisher, catalog) = Publisher::new();
-    crate::metrics::watch_catalog(&catalog);
+    crate::metrics::watch_catalog(Box::new(catalog.clone()));
     let report = loaded.report.clone();
     let generation = publisher.publish(loaded);
     crate::reload::log_loaded(&config.root, &report, generation, "catalog loaded");

@@ -129,6 +129,19 @@ pub struct Catalog {
     draining: Arc<std::sync::atomic::AtomicBool>,
 }
 
+impl crate::metrics::ServedSnapshot for Catalog {
+    fn served(&self) -> Option<crate::metrics::SnapshotLabels> {
+        self.load().map(|s| crate::metrics::SnapshotLabels {
+            generation: s.generation,
+            digest: s.digest.to_string(),
+        })
+    }
+
+    fn draining(&self) -> bool {
+        Catalog::draining(self)
+    }
+}
+
 impl Catalog {
     /// The current snapshot, or `None` before the first successful load.
     pub fn load(&self) -> Option<Arc<Snapshot>> {

@@ -18,7 +18,6 @@ mod process;
 
 pub use labels::{CacheResult, LoadResult};
 
-use crate::snapshot::Catalog;
 use labels::{Cache, GrpcCall, HttpAnswer, Load, Method, Route};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::DescriptorEncoder;
@@ -71,7 +70,7 @@ struct Metrics {
 /// What a scrape reads at that moment.
 #[derive(Default)]
 struct Live {
-    catalog: Mutex<Option<Catalog>>,
+    catalog: Mutex<Option<Box<dyn ServedSnapshot>>>,
     connections: Mutex<Vec<(&'static str, Weak<dyn ConnectionCount>)>>,
 }
 
@@ -178,11 +177,29 @@ fn metrics() -> &'static Metrics {
     })
 }
 
+/// What a scrape reads from the catalog being served: the metrics sit below the
+/// snapshot layer, so the snapshot's handle reports itself through this.
+pub trait ServedSnapshot: Send + Sync {
+    /// The snapshot served now, or `None` before the first load.
+    fn served(&self) -> Option<SnapshotLabels>;
+    /// True while shutting down (health NOT_SERVING).
+    fn draining(&self) -> bool;
+}
+
+/// The served snapshot as the metrics label it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnapshotLabels {
+    /// 1 at start, +1 per reload.
+    pub generation: u64,
+    /// The catalog digest, as text.
+    pub digest: String,
+}
+
 /// Reports `catalog`'s snapshot (generation, digest) at each scrape (the
 /// server started last, in a process that starts several).
-pub fn watch_catalog(catalog: &Catalog) {
+pub fn watch_catalog(catalog: Box<dyn ServedSnapshot>) {
     if let Ok(mut watched) = live().catalog.lock() {
-        *watched = Some(catalog.clone());
+        *watched = Some(catalog);
     }
     let _ = metrics();
 }
@@ -281,8 +298,14 @@ pub fn encode() -> String {
 
 impl Collector for Live {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let catalog = self.catalog.lock().ok().and_then(|c| c.clone());
-        if let Some(snapshot) = catalog.as_ref().and_then(Catalog::load) {
+        let (served, draining) = match self.catalog.lock() {
+            Ok(watched) => match watched.as_ref() {
+                Some(catalog) => (catalog.served(), catalog.draining()),
+                None => (None, false),
+            },
+            Err(_) => (None, false),
+        };
+        if let Some(snapshot) = served {
             let generation = Gauge::<i64>::default();
             generation.set(snapshot.generation as i64);
             labels::encode(
@@ -291,7 +314,7 @@ impl Collector for Live {
                 "generation of the served snapshot (1 at start, +1 per reload)",
                 &generation,
             )?;
-            let info = Info::new(vec![("digest".to_string(), snapshot.digest.to_string())]);
+            let info = Info::new(vec![("digest".to_string(), snapshot.digest)]);
             labels::encode(
                 &mut encoder,
                 "snapshot",
@@ -299,7 +322,6 @@ impl Collector for Live {
                 &info,
             )?;
         }
-        let draining = catalog.as_ref().is_some_and(Catalog::draining);
         let gauge = Gauge::<i64>::default();
         gauge.set(i64::from(draining));
         labels::encode(

@@ -7,8 +7,8 @@
 //!    `fbc.v1`'s messages, client and server (`fbc.v1.rs`);
 //! 3. tonic-build's manual builder generates the server stubs of `api.Registry`
 //!    and `api.ExperimentalRegistry`, one method per RPC the descriptor lists, whose
-//!    replies are pre-encoded byte chunks (`crate::service::wire::Reply`) written
-//!    straight to the wire by `crate::service::wire::ReplyCodec`.
+//!    replies are pre-encoded byte chunks (`crate::grpc::wire::Reply`) written
+//!    straight to the wire by `crate::grpc::wire::ReplyCodec`.
 
 use std::path::PathBuf;
 use tonic_build::manual::{Method, Service};
@@ -55,8 +55,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .name(snake_case(m.name()))
                     .route_name(m.name())
                     .input_type(format!("crate::api::{input}"))
-                    .output_type("crate::service::wire::Reply")
-                    .codec_path("crate::service::wire::ReplyCodec");
+                    .output_type("crate::grpc::wire::Reply")
+                    .codec_path("crate::grpc::wire::ReplyCodec");
                 if m.server_streaming() {
                     b.server_streaming().build()
                 } else {

@@ -1,6 +1,6 @@
 //! `cargo bench --bench graph`: the server-side cost of the `fbc.v1.Graph`
 //! questions, through the functions the service runs on a snapshot's tables
-//! (`fbc_registry::service::graph::answer`); decoding the request, encoding the
+//! (`fbc_registry::grpc::graph::answer`); decoding the request, encoding the
 //! reply and the transport are not timed.
 //!
 //! In: catalogs from `FBC_SHARED_CATALOGS` (its community-v4.16, community-v4.20
@@ -29,7 +29,7 @@ use fbc_catalog::model::{Bundle, Package};
 use fbc_catalog::tables::edges::ChannelEdges;
 use fbc_catalog::tables::{ChannelRef, Tables};
 use fbc_registry::fbc_v1 as pb;
-use fbc_registry::service::graph::answer;
+use fbc_registry::grpc::graph::answer;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

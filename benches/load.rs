@@ -53,7 +53,7 @@ fn set_up_allocator() {
     unsafe {
         libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
-    fbc_registry::catalog::set_release_memory_hook(|| {
+    fbc_registry::snapshot::load::set_release_memory_hook(|| {
         // SAFETY: mi_collect has no preconditions.
         unsafe { libmimalloc_sys::mi_collect(true) }
     });
@@ -117,7 +117,9 @@ fn bench(c: &mut Criterion) {
             b.iter(|| bare_parse::<Value>(&paths))
         });
         group.bench_function("load_validate_index", |b| {
-            b.iter_with_large_drop(|| fbc_registry::catalog::load(&dir, &Default::default()).ok())
+            b.iter_with_large_drop(|| {
+                fbc_registry::snapshot::load::load(&dir, &Default::default()).ok()
+            })
         });
         group.finish();
     }

@@ -4,8 +4,8 @@
 //! cargo run --release --example baseline-server -- --port 50052 --catalog DIR
 //! ```
 //!
-//! At startup it loads the catalog with [`fbc_registry::catalog::load`] and asks
-//! the [`Index`] for the reply of every target `examples/load/` drives, derived
+//! At startup it loads the catalog with [`fbc_registry::snapshot::load::load`] and asks
+//! the [`RegistryView`] for the reply of every target `examples/load/` drives, derived
 //! the same way and in the same order (see there). It then ignores request fields:
 //! each RPC hands out its precomputed replies **in rotation, in request order**
 //! (one shared atomic counter per RPC), so over a run the reply sizes have the
@@ -31,8 +31,8 @@
 use bytes::Bytes;
 use clap::Parser;
 use fbc_registry::api;
-use fbc_registry::index::Index;
-use fbc_registry::service::wire::{Reply, ReplyCodec};
+use fbc_registry::grpc::wire::{Reply, ReplyCodec};
+use fbc_registry::views::registry::RegistryView;
 use prost::Message;
 use std::collections::BTreeSet;
 use std::convert::Infallible;
@@ -234,8 +234,8 @@ fn decode<M: Message + Default>(bytes: &[u8], what: &str) -> Result<M, String> {
 }
 
 /// Every reply the load tool's targets get from fbc-registry, in the load tool's order.
-fn precompute(ix: &Index) -> Result<(Baseline, String), String> {
-    let q = |what: &str, e: fbc_registry::index::QueryError| format!("{what}: {e}");
+fn precompute(ix: &RegistryView) -> Result<(Baseline, String), String> {
+    let q = |what: &str, e: fbc_registry::views::registry::QueryError| format!("{what}: {e}");
     let mut packages = Vec::new();
     let mut heads = Vec::new();
     for name in ix.package_names() {
@@ -353,20 +353,21 @@ async fn serve(port: u16, baseline: Baseline) -> Result<(), String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let (index, report) = match fbc_registry::catalog::load(&args.catalog, &Default::default()) {
-        Ok(loaded) => (loaded.index, loaded.report),
-        Err(errors) => {
-            for e in &errors {
-                eprintln!("baseline: {e}");
+    let (index, report) =
+        match fbc_registry::snapshot::load::load(&args.catalog, &Default::default()) {
+            Ok(loaded) => (loaded.registry, loaded.report),
+            Err(errors) => {
+                for e in &errors {
+                    eprintln!("baseline: {e}");
+                }
+                eprintln!(
+                    "baseline: {}: {} problems",
+                    args.catalog.display(),
+                    errors.len()
+                );
+                return ExitCode::FAILURE;
             }
-            eprintln!(
-                "baseline: {}: {} problems",
-                args.catalog.display(),
-                errors.len()
-            );
-            return ExitCode::FAILURE;
-        }
-    };
+        };
     let (baseline, summary) = match precompute(&index) {
         Ok(b) => b,
         Err(e) => {

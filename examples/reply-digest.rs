@@ -39,19 +39,19 @@ fn main() -> ExitCode {
         None => None,
     };
     let loaded = match &cache_dir {
-        None => fbc_registry::catalog::load(root, &Default::default())
-            .map(|loaded| loaded.index)
+        None => fbc_registry::snapshot::load::load(root, &Default::default())
+            .map(|loaded| loaded.registry)
             .map_err(|errors| errors.iter().map(ToString::to_string).collect()),
         Some(dir) => {
-            let cfg = fbc_registry::cache::CacheConfig {
+            let cfg = fbc_registry::snapshot::cache::CacheConfig {
                 dir: dir.clone(),
                 enforce_integrity: false,
                 must_write: true,
             };
             // the first load may build and write the cache; the second reads it
             let options = Default::default();
-            fbc_registry::cache::load(root, &cfg, &options)
-                .and_then(|_| fbc_registry::cache::load(root, &cfg, &options))
+            fbc_registry::snapshot::cache::load(root, &cfg, &options)
+                .and_then(|_| fbc_registry::snapshot::cache::load(root, &cfg, &options))
                 .map_err(|e| {
                     e.diagnostics()
                         .iter()
@@ -59,7 +59,7 @@ fn main() -> ExitCode {
                         .collect::<Vec<_>>()
                 })
                 .and_then(|cached| match cached.outcome {
-                    fbc_registry::cache::Outcome::Warm => Ok(cached.catalog.index),
+                    fbc_registry::snapshot::cache::Outcome::Warm => Ok(cached.catalog.registry),
                     _ => Err(vec!["the cache was not read back warm".to_string()]),
                 })
         }

@@ -9,12 +9,12 @@
 //! runtime exists, under a watchdog), [`serve`] binds and spawns the reload task and
 //! the gRPC server on the current runtime. [`start`] does both, for tests.
 
-use crate::cache::{CacheConfig, CacheError, CachedLoad, Outcome};
-use crate::catalog::{self, LoadOptions, LoadedCatalog};
 use crate::http::HttpConfig;
-use crate::reload::{ReloadConfig, ReloadHandle};
-use crate::server::TransportLimits;
+use crate::snapshot::cache::{CacheConfig, CacheError, CachedLoad, Outcome};
+use crate::snapshot::load::{self, LoadOptions, LoadedCatalog};
+use crate::snapshot::reload::{ReloadConfig, ReloadHandle};
 use crate::snapshot::{Catalog, Publisher};
+use crate::transport::limits::TransportLimits;
 use fbc_catalog::diagnostic::Diagnostic;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -62,7 +62,7 @@ pub struct ServeConfig {
     pub metrics_tls: bool,
     /// TLS for the gRPC, HTTP and (unless `metrics_tls` is false) metrics listeners;
     /// `None`: plain text.
-    pub tls: Option<crate::tls::TlsFiles>,
+    pub tls: Option<crate::transport::tls::TlsFiles>,
 }
 
 impl ServeConfig {
@@ -105,16 +105,16 @@ pub enum StartError {
     },
     /// The TLS files cannot be used.
     #[error("TLS: {0}")]
-    Tls(crate::tls::TlsError),
+    Tls(crate::transport::tls::TlsError),
 }
 
 /// The first load: through the cache when one is configured (logging what the
 /// cache did). Blocking; no deadline of its own.
 pub fn first_load(config: &ServeConfig) -> Result<LoadedCatalog, StartError> {
     let Some(cache) = &config.cache else {
-        return catalog::load(&config.root, &config.load).map_err(StartError::Catalog);
+        return load::load(&config.root, &config.load).map_err(StartError::Catalog);
     };
-    match crate::cache::load(&config.root, cache, &config.load) {
+    match crate::snapshot::cache::load(&config.root, cache, &config.load) {
         Ok(cached) => {
             log_cache_outcome(cache, &cached);
             Ok(cached.catalog)
@@ -131,7 +131,7 @@ fn log_cache_outcome(cache: &CacheConfig, cached: &CachedLoad) {
             cache = %dir,
             layout,
             "found an index cache written by opm; it is left untouched and fbc-registry keeps its own beside it, in {}",
-            crate::cache::SUBDIR
+            crate::snapshot::cache::SUBDIR
         );
     }
     let result = match (&cached.outcome, &cached.notes.stale) {
@@ -216,7 +216,9 @@ impl Drop for ServerHandle {
 /// gRPC server and the HTTP server (when configured) on the current tokio runtime.
 pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerHandle, StartError> {
     let tls = match &config.tls {
-        Some(files) => Some(crate::tls::Tls::load(files.clone()).map_err(StartError::Tls)?),
+        Some(files) => {
+            Some(crate::transport::tls::Tls::load(files.clone()).map_err(StartError::Tls)?)
+        }
         None => None,
     };
     let tls_watcher = tls.as_ref().and_then(|t| t.watch());
@@ -224,7 +226,7 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     crate::metrics::watch_catalog(Box::new(catalog.clone()));
     let report = loaded.report.clone();
     let generation = publisher.publish(loaded);
-    crate::reload::log_loaded(&config.root, &report, generation, "catalog loaded");
+    crate::snapshot::reload::log_loaded(&config.root, &report, generation, "catalog loaded");
     let Listeners {
         grpc: Bound {
             listener,
@@ -246,14 +248,14 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     }
     let metrics_addr = metrics.as_ref().map(|bound| bound.addr);
     tracing::info!(address = %grpc_addr, configs = %config.root.display(), "serving registry");
-    let reload = crate::reload::spawn(reload_config(&config), publisher);
+    let reload = crate::snapshot::reload::spawn(reload_config(&config), publisher);
     if config.watch {
         tracing::info!(
             debounce_ms = config.reload_debounce.as_millis() as u64,
             "watching the catalog for changes"
         );
     }
-    let limits = crate::server::limits::fit_fd_limit(config.transport.clone());
+    let limits = crate::transport::limits::fit_fd_limit(config.transport.clone());
     let shutdown_delay = limits.shutdown_delay;
     let (stop, stopped) = watch::channel(false);
     let stop_signal = |mut stopped: watch::Receiver<bool>| async move {
@@ -286,7 +288,7 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     let served = catalog.clone();
     let task = tokio::spawn(async move {
         let _tls_watcher = tls_watcher;
-        let grpc = crate::server::serve(listener, served, limits, tls, stop_signal(stopped));
+        let grpc = crate::grpc::serve(listener, served, limits, tls, stop_signal(stopped));
         let result = grpc.await.map_err(|e| format!("server failed: {e}"));
         if let Some(http) = http_task {
             http.await.map_err(|e| format!("HTTP server failed: {e}"))?;
@@ -357,7 +359,7 @@ fn bind(listen: &Listen) -> Result<Bound, StartError> {
         source,
     };
     let listener = match listen {
-        Listen::AllInterfaces(port) => crate::server::bind_all_interfaces(*port),
+        Listen::AllInterfaces(port) => crate::transport::bind_all_interfaces(*port),
         Listen::Addr(addr) => std::net::TcpListener::bind(addr).and_then(|l| {
             l.set_nonblocking(true)?;
             tokio::net::TcpListener::from_std(l)

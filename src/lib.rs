@@ -8,28 +8,27 @@
 //! ```text
 //! fbc_catalog: directory → validated model → tables (graph indexes per package)
 //!        │
-//!        ▼ index (the api.Registry view: every reply pre-encoded)
-//!   snapshot (arc-swap) ──▶ service ──▶ server ◀── app ◀── cli
-//!        ▲
-//!   cache, reload
+//!        ▼
+//!   views (api.Registry replies, catalogd bytes, GraphQL, browser pages)
+//!        │
+//!        ▼
+//!   snapshot (load, cache, publish atomically, reload) ─▶ grpc, http ─▶ app ─▶ cli
+//!                                          metrics ◀── every layer   ▲
+//!                                    transport (listeners, budgets, TLS)
 //! ```
+//!
+//! `ls src` is the pipeline, lowest layer first; each module imports only those
+//! above it in this table (`tests/architecture.rs` holds it so):
 //!
 //! | module | in → out |
 //! |---|---|
-//! | [`index`] | model → immutable tables with pre-encoded replies |
-//! | [`browser`] | tables → the catalog browser's pages (search, package, SVG graph) |
-//! | [`http_view`] | a snapshot's metas → catalogd's bytes (JSON Lines, gzip, validators), prepared once |
-//! | [`catalog`] | directory → index, in one call with a report |
-//! | [`cache`] | directory + cache dir → index, warm from disk when the digest matches |
-//! | [`snapshot`] | index → the published, atomically swapped catalog |
-//! | [`service`] | snapshot + requests → replies (`api.Registry` from the index, `fbc.v1.Graph` from the tables) |
-//! | [`deadline`] | watchdogs for loads on file systems that may hang |
 //! | [`metrics`] | events from every layer + scrape-time state → Prometheus text |
-//! | [`tls`] | certificate files → TLS acceptors for the listeners, reloaded when the files change |
-//! | [`reload`] | file changes, SIGHUP → new snapshots, or the last good one kept |
-//! | [`server`] | config + catalog → listening gRPC server |
-//! | [`http`] | config + catalog → listening HTTP server (catalogd's API) |
-//! | [`app`] | a `ServeConfig` → a running server (bound address, reload, shutdown) |
+//! | [`views`] | the model and tables → every protocol's view, built once per snapshot, no runtime |
+//! | [`snapshot`] | a directory → the published, atomically swapped catalog, kept fresh by reloads |
+//! | [`transport`] | ports and accepted streams → tracked connections, budgets, TLS |
+//! | [`grpc`] | a snapshot + gRPC calls → `api.Registry`, `fbc.v1.Graph`, health, reflection |
+//! | [`http`] | a snapshot + HTTP requests → catalogd's API, GraphQL, the browser, metrics |
+//! | [`app`] | a `ServeConfig` → a running server (bound addresses, reload, shutdown) |
 //! | [`cli`] | command line → `ServeConfig` → the app; the graph commands, offline on tables or through a `fbc.v1.Graph` client |
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -53,18 +52,10 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/registry_descriptor.bin"));
 
 pub mod app;
-pub mod browser;
-pub mod cache;
-pub mod catalog;
 pub mod cli;
-pub mod deadline;
-pub mod graphql;
+pub mod grpc;
 pub mod http;
-pub mod http_view;
-pub mod index;
 pub mod metrics;
-pub mod reload;
-pub mod server;
-pub mod service;
 pub mod snapshot;
-pub mod tls;
+pub mod transport;
+pub mod views;

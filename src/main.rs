@@ -22,7 +22,7 @@ fn main() -> std::process::ExitCode {
     unsafe {
         libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
-    fbc_registry::catalog::set_release_memory_hook(collect);
+    fbc_registry::snapshot::load::set_release_memory_hook(collect);
     fbc_registry::cli::main()
 }
 

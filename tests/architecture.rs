@@ -11,7 +11,7 @@
 //! - under a crate root, siblings are the top-level modules, ranked in
 //!   [`LAYERS`]: each may name only modules ranked below it;
 //! - under any other module, its children may name each other, but never in a
-//!   circle (`index::body` → `index::build` → `index::body`).
+//!   circle (`views::registry::body` → `views::registry::build` → `views::registry::body`).
 //!
 //! Test code (`#[cfg(test)]` modules and items) is held to the same rules and
 //! reported apart, so a test that reaches up a layer is named as such.
@@ -41,20 +41,12 @@ const LAYERS: &[&str] = &[
     // fbc-registry, the server
     "api",
     "fbc_v1",
-    "index",
-    "http_view",
-    "graphql",
-    "browser",
-    "catalog",
-    "snapshot",
     "metrics",
-    "tls",
-    "cache",
-    "deadline",
-    "service",
-    "server",
+    "views",
+    "snapshot",
+    "transport",
+    "grpc",
     "http",
-    "reload",
     "app",
     "cli",
     "main",
@@ -87,6 +79,13 @@ struct Findings {
     tests: Vec<String>,
 }
 
+/// Modules whose code may not name a runtime crate: the views are built once per
+/// snapshot and serve any protocol, so they stay plain data and functions.
+const RUNTIME_FREE: &[&str] = &["views"];
+
+/// Crates a [`RUNTIME_FREE`] module's code may not name.
+const RUNTIME_CRATES: &[&str] = &["tokio", "tonic", "hyper", "axum", "tower", "h2"];
+
 /// A module edge between siblings, with the first place that makes it.
 type Edges = BTreeMap<(String, String), (PathBuf, usize)>;
 
@@ -97,6 +96,41 @@ fn crate_modules(src: &Path) -> Vec<Module> {
         all.extend(scan::modules(&src.join("main.rs"), vec!["main".into()]));
     }
     all
+}
+
+/// Lines of non-test code in a [`RUNTIME_FREE`] module that name a runtime crate.
+fn runtime_in_views(src: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for m in crate_modules(src) {
+        let free = m
+            .path
+            .first()
+            .is_some_and(|top| RUNTIME_FREE.contains(&top.as_str()));
+        if !free || m.test || m.inline {
+            continue;
+        }
+        let text = std::fs::read_to_string(&m.file).unwrap_or_default();
+        // Test modules sit at a file's end; their runtime use is theirs.
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (n, line) in code.lines().enumerate() {
+            let line = line.trim_start();
+            if line.starts_with("//") {
+                continue;
+            }
+            if let Some(name) = RUNTIME_CRATES
+                .iter()
+                .find(|c| line.contains(&format!("{c}::")) && !line.contains(&format!("_{c}::")))
+            {
+                found.push(format!(
+                    "{}:{}: `{}` names `{name}`",
+                    m.file.display(),
+                    n + 1,
+                    m.path.join("::")
+                ));
+            }
+        }
+    }
+    found
 }
 
 /// The rules checked over the crate at `src` (see the module docs).
@@ -240,6 +274,32 @@ fn every_import_goes_down_the_layers_and_no_modules_form_a_circle() {
 }
 
 #[test]
+fn the_views_name_no_runtime_crate() {
+    assert_none(
+        "runtime crates in the views",
+        &runtime_in_views(&root().join("src")),
+    );
+}
+
+#[test]
+fn the_runtime_check_catches_tokio_in_a_view() {
+    let dir = planted(&[
+        ("lib.rs", "pub mod views;\n"),
+        ("views/mod.rs", "pub mod page;\n"),
+        (
+            "views/page.rs",
+            "// tokio::spawn is named in a comment only\nuse tokio::sync::watch;\n",
+        ),
+    ]);
+    let found = runtime_in_views(dir.path());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("page.rs:2: `views::page` names `tokio`"),
+        "{found:?}"
+    );
+}
+
+#[test]
 fn test_code_keeps_the_same_rules() {
     let found: Vec<String> = CRATES
         .iter()
@@ -292,47 +352,47 @@ fn planted(files: &[(&str, &str)]) -> tempfile::TempDir {
 #[test]
 fn the_check_catches_an_upward_import() {
     let dir = planted(&[
-        ("lib.rs", "mod index;\nmod service;\n"),
-        ("index/mod.rs", "use crate::service::wire::Reply;\n"),
-        ("service.rs", "use crate::{index, snapshot};\n"),
+        ("lib.rs", "mod views;\nmod grpc;\n"),
+        ("views/mod.rs", "use crate::grpc::wire::Reply;\n"),
+        ("grpc.rs", "use crate::{views, snapshot};\n"),
     ]);
     let found = check(dir.path()).code;
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].contains("`index` uses `service`"), "{found:?}");
+    assert!(found[0].contains("`views` uses `grpc`"), "{found:?}");
 }
 
 #[test]
 fn the_check_catches_a_circle_two_levels_down_and_one_through_a_test() {
     let dir = planted(&[
-        ("lib.rs", "pub mod index;\n"),
-        ("index/mod.rs", "mod room;\nmod other;\n"),
+        ("lib.rs", "pub mod views;\n"),
+        ("views/mod.rs", "mod room;\nmod other;\n"),
         (
-            "index/room/mod.rs",
+            "views/room/mod.rs",
             "mod body;\nmod build;\nmod persist;\nmod lazy;\n",
         ),
-        ("index/room/body.rs", "use super::build::Builder;\n"),
+        ("views/room/body.rs", "use super::build::Builder;\n"),
         (
-            "index/room/build.rs",
-            "pub fn f() { crate::index::room::body::g() }\n",
+            "views/room/build.rs",
+            "pub fn f() { crate::views::room::body::g() }\n",
         ),
         (
-            "index/room/persist.rs",
+            "views/room/persist.rs",
             "use super::lazy::L;\n#[cfg(test)]\n#[path = \"persist_tests.rs\"]\nmod tests;\n",
         ),
         (
-            "index/room/persist_tests.rs",
+            "views/room/persist_tests.rs",
             "use super::super::lazy::L;\n",
         ),
         (
-            "index/room/lazy.rs",
-            "#[cfg(test)]\nmod tests {\n    use crate::index::room::persist::P;\n}\n",
+            "views/room/lazy.rs",
+            "#[cfg(test)]\nmod tests {\n    use crate::views::room::persist::P;\n}\n",
         ),
-        ("index/other.rs", "pub struct O;\n"),
+        ("views/other.rs", "pub struct O;\n"),
     ]);
     let found = check(dir.path());
     assert_eq!(found.code.len(), 1, "{found:?}");
     assert!(
-        found.code[0].starts_with("circle in `index::room`: body → build"),
+        found.code[0].starts_with("circle in `views::room`: body → build"),
         "{found:?}"
     );
     assert_eq!(found.tests.len(), 1, "{found:?}");

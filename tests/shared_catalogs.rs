@@ -86,9 +86,9 @@ fn every_shared_catalog_loads_with_its_published_counts(root: PathBuf) -> Result
         "a new catalog needs its counts pinned here"
     );
     for (name, packages, channels, bundles, entries) in EXPECTED {
-        let index = fbc_registry::catalog::load(&root.join(name), &Default::default())
+        let index = fbc_registry::snapshot::load::load(&root.join(name), &Default::default())
             .unwrap_or_else(|e| panic!("{name}: {e:#?}"))
-            .index;
+            .registry;
         let s = index.stats();
         assert_eq!(
             (s.packages, s.channels, s.bundles, s.copies),
@@ -210,7 +210,7 @@ fn community_v4_20_what_next_from_a_version_lists_its_upgrades(
 /// Every real catalog also loads within much tighter limits than the defaults:
 /// the defaults leave a wide margin (docs/security.md).
 fn every_shared_catalog_fits_limits_far_below_the_defaults(root: PathBuf) -> Result<(), Failed> {
-    let tight = fbc_registry::catalog::LoadOptions {
+    let tight = fbc_registry::snapshot::load::LoadOptions {
         limits: fbc_catalog::source::ParseLimits {
             max_file_bytes: 16 << 20,
             max_document_bytes: 4 << 20,
@@ -220,7 +220,7 @@ fn every_shared_catalog_fits_limits_far_below_the_defaults(root: PathBuf) -> Res
         ..Default::default()
     };
     for (name, ..) in EXPECTED {
-        fbc_registry::catalog::load(&root.join(name), &tight)
+        fbc_registry::snapshot::load::load(&root.join(name), &tight)
             .map_err(|e| format!("{name}: {e:#?}"))?;
     }
     Ok(())
@@ -232,20 +232,20 @@ fn every_shared_catalog_has_the_same_tables_after_a_warm_start(
     root: PathBuf,
 ) -> Result<(), Failed> {
     use fbc_catalog::tables::summary::summary;
-    let options = fbc_registry::catalog::LoadOptions::default();
+    let options = fbc_registry::snapshot::load::LoadOptions::default();
     for (name, ..) in EXPECTED {
         let dir = root.join(name);
         let cache = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let cfg = fbc_registry::cache::CacheConfig {
+        let cfg = fbc_registry::snapshot::cache::CacheConfig {
             dir: cache.path().to_path_buf(),
             enforce_integrity: false,
             must_write: true,
         };
-        let cold =
-            fbc_registry::cache::load(&dir, &cfg, &options).map_err(|e| format!("{name}: {e}"))?;
-        let warm =
-            fbc_registry::cache::load(&dir, &cfg, &options).map_err(|e| format!("{name}: {e}"))?;
-        if warm.outcome != fbc_registry::cache::Outcome::Warm {
+        let cold = fbc_registry::snapshot::cache::load(&dir, &cfg, &options)
+            .map_err(|e| format!("{name}: {e}"))?;
+        let warm = fbc_registry::snapshot::cache::load(&dir, &cfg, &options)
+            .map_err(|e| format!("{name}: {e}"))?;
+        if warm.outcome != fbc_registry::snapshot::cache::Outcome::Warm {
             return Err(format!("{name}: not read back warm").into());
         }
         let (Ok(cold_tables), Ok(warm_tables)) =

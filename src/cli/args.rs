@@ -10,8 +10,8 @@ use super::values::parse_duration;
 use super::values::{parse_depth, parse_size};
 use crate::app::{Listen, ServeConfig};
 use crate::http::{HttpConfig, HttpLimits};
-use crate::server::TransportLimits;
-use crate::server::limits::HANDSHAKE_TIMEOUT;
+use crate::transport::limits::HANDSHAKE_TIMEOUT;
+use crate::transport::limits::TransportLimits;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -207,7 +207,7 @@ impl ServeArgs {
             listen: Listen::AllInterfaces(self.port),
             load: self.limits.load_options(),
             load_timeout: self.limits.load_timeout,
-            cache: (!self.cache_dir.is_empty()).then(|| crate::cache::CacheConfig {
+            cache: (!self.cache_dir.is_empty()).then(|| crate::snapshot::cache::CacheConfig {
                 dir: PathBuf::from(&self.cache_dir),
                 enforce_integrity: self.enforce_integrity(),
                 must_write: self.cache_only,
@@ -220,7 +220,7 @@ impl ServeArgs {
             metrics: self.metrics_addr.clone(),
             metrics_tls: self.metrics_tls,
             tls: match (&self.tls_cert, &self.tls_key) {
-                (Some(cert), Some(key)) => Some(crate::tls::TlsFiles {
+                (Some(cert), Some(key)) => Some(crate::transport::tls::TlsFiles {
                     cert: cert.clone(),
                     key: key.clone(),
                     client_ca: self.tls_client_ca.clone(),

@@ -15,7 +15,7 @@ pub use args::{Cli, Command, LogFormat, Output, ServeArgs, ValidateArgs};
 pub use values::{LimitArgs, parse_duration, parse_size};
 
 use crate::app::{self, ServeConfig, StartError};
-use crate::catalog::{self, LoadedCatalog};
+use crate::snapshot::load::{self, LoadedCatalog};
 use clap::Parser;
 use fbc_catalog::diagnostic::Diagnostic;
 use std::path::Path;
@@ -51,14 +51,15 @@ pub fn main() -> ExitCode {
 
 fn validate(args: &ValidateArgs) -> ExitCode {
     let options = args.limits.load_options();
-    let missed = catalog::timeout_diagnostic(&args.dir, args.limits.load_timeout);
+    let missed = load::timeout_diagnostic(&args.dir, args.limits.load_timeout);
     let output = args.output;
     let dir = args.dir.clone();
-    let watchdog = crate::deadline::Watchdog::start(args.limits.load_timeout, move || {
-        print_invalid(&dir, output, std::slice::from_ref(&missed));
-        std::process::exit(1);
-    });
-    let result = catalog::load(&args.dir, &options);
+    let watchdog =
+        crate::snapshot::deadline::Watchdog::start(args.limits.load_timeout, move || {
+            print_invalid(&dir, output, std::slice::from_ref(&missed));
+            std::process::exit(1);
+        });
+    let result = load::load(&args.dir, &options);
     drop(watchdog);
     match (result, args.output) {
         (Ok(loaded), Output::Text) => {
@@ -194,14 +195,15 @@ fn first_load_with_deadline(
     let missed = format!(
         "cannot serve {}: {}",
         args.dir.display(),
-        catalog::timeout_diagnostic(&args.dir, args.limits.load_timeout)
+        load::timeout_diagnostic(&args.dir, args.limits.load_timeout)
     );
     let log = args.termination_log.clone();
-    let _watchdog = crate::deadline::Watchdog::start(args.limits.load_timeout, move || {
-        tracing::error!("{missed}");
-        write_termination_log(&log, &missed);
-        std::process::exit(1);
-    });
+    let _watchdog =
+        crate::snapshot::deadline::Watchdog::start(args.limits.load_timeout, move || {
+            tracing::error!("{missed}");
+            write_termination_log(&log, &missed);
+            std::process::exit(1);
+        });
     app::first_load(config)
 }
 
@@ -228,7 +230,7 @@ fn serve(args: &ServeArgs) -> ExitCode {
         }
     };
     if args.cache_only {
-        crate::reload::log_loaded(&args.dir, &loaded.report, 1, "catalog loaded");
+        crate::snapshot::reload::log_loaded(&args.dir, &loaded.report, 1, "catalog loaded");
         tracing::info!("--cache-only: done, exiting");
         return ExitCode::SUCCESS;
     }

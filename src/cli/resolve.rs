@@ -7,7 +7,7 @@
 //! …","unsat_constraints":[…]}` and exit 2; `{"error":…}` and exit 1 when OLM
 //! would stop before solving, the request is malformed, the catalog does not
 //! load or the server cannot be asked. Text output says the same for people.
-//! `--explain` adds `"explanation"` (see [`explain`]).
+//! `--explain` adds `"explanation"` (see `explain`).
 //! Offline and `--addr` answers come from the same function, so they agree.
 
 mod explain;
@@ -17,7 +17,7 @@ use super::graph::emit;
 use super::graph::source::{AskError, Source};
 use super::values::parse_duration;
 use crate::fbc_v1 as pb;
-use crate::service::graph::resolve::request_from_json;
+use crate::grpc::graph::resolve::request_from_json;
 use serde::Serialize;
 use std::io::Read;
 use std::path::PathBuf;

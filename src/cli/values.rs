@@ -5,7 +5,7 @@
 //! depths, and [`LimitArgs`] → the loader's options. A leaf: the argument
 //! structs of every command use it, and it uses none of them.
 
-use crate::catalog::LoadOptions;
+use crate::snapshot::load::LoadOptions;
 use fbc_catalog::source::ParseLimits;
 use fbc_catalog::source::limits::DEPTH_CEILING;
 

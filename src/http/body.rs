@@ -9,7 +9,7 @@
 //! reading), and fails the body once the whole answer has taken longer than the
 //! write timeout.
 
-use crate::server::conn::{ConnState, StallClock};
+use crate::transport::conn::{ConnState, StallClock};
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use std::collections::VecDeque;

@@ -1,7 +1,7 @@
 //! The catalog browser's routes: `/`, `/packages/{name}` and `/assets/{file}`.
 //!
 //! In: GET or HEAD on those paths (`?q=` on `/`). Out: the pages of
-//! [`crate::browser`] for the snapshot current when the request arrived, as
+//! [`crate::views::browser`] for the snapshot current when the request arrived, as
 //! `text/html` under a Content-Security-Policy that allows script, style and
 //! fetches from this server only, images from it or `data:`, no frames, no
 //! `<base>`, forms only to itself; with the snapshot's ETag (a reload changes
@@ -12,8 +12,8 @@ use super::catalogd::{self, ApiState};
 use super::content::{self, Resource};
 use super::errors::{self, Reply};
 use super::goquery::Query;
-use crate::browser::{Browser, assets, home, page};
-use crate::http_view::HttpView;
+use crate::views::browser::{Browser, assets, home, page};
+use crate::views::catalogd::HttpView;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri, header};
 use std::sync::Arc;

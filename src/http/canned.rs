@@ -18,7 +18,7 @@
 //! `x-content-type-options` (which every answer of ours has). Anything else
 //! passes through untouched.
 
-use crate::server::conn::ConnState;
+use crate::transport::conn::ConnState;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;

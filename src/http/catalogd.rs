@@ -4,15 +4,15 @@
 //! catalogd's answer, checked in its order: method (405), catalog name (400 with
 //! Kubernetes' messages), `/metas` parameters (400), catalog (404 for another
 //! name, or before the first load), then the content from the snapshot's
-//! [`HttpView`] through [`content`](super::content). Each request reads one
+//! [`HttpView`] through [`super::content`]. Each request reads one
 //! snapshot; a reload switches HTTP and gRPC together.
 
 use super::content::{self, Plan, Resource};
 use super::encoding::Encoding;
 use super::errors::{self, Refusal, Reply};
 use super::goquery::Query;
-use crate::http_view::{HttpView, ViewError};
 use crate::snapshot::{Catalog, Snapshot};
+use crate::views::catalogd::{HttpView, ViewError};
 use fbc_catalog::catalogd::name;
 use http::{HeaderMap, Method, StatusCode, Uri};
 use std::sync::Arc;

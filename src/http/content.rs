@@ -11,7 +11,7 @@ use super::conditional::{self, Validators, Verdict};
 use super::encoding::{self, Encoding};
 use super::errors::{self, Reply};
 use super::range::{self, ByteRange, RangeError};
-use crate::http_view::{HttpView, Parts, gzip};
+use crate::views::catalogd::{HttpView, Parts, gzip};
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, header};
 use std::time::UNIX_EPOCH;

@@ -5,7 +5,7 @@
 //! and `GET …/api/v1/successors?package=P[&installed=BUNDLE][&version=V]
 //! [&range=R][&channel=C…][&policy=catalog|self][&explain=true]`. Out: the same
 //! answers as `fbc-registry graph` and `fbc-registry successors -o json` (one
-//! renderer, [`crate::service::graph::render`]), computed on the blocking pool
+//! renderer, [`crate::views::graph::json`]), computed on the blocking pool
 //! from the request's snapshot, with the snapshot's validators; errors as
 //! plain text with the gRPC API's messages (404 for an unknown package or
 //! bundle, with its did-you-mean; 400 for a bad parameter; 422 for a graph too
@@ -16,7 +16,8 @@ use super::content::{self, Resource};
 use super::errors::{self, Refusal, Reply};
 use super::goquery::Query;
 use crate::fbc_v1 as pb;
-use crate::service::graph::{answer, render};
+use crate::grpc::graph::answer;
+use crate::views::graph::json;
 use bytes::Bytes;
 use fbc_catalog::graph::export;
 use fbc_catalog::tables::Tables;
@@ -55,7 +56,7 @@ pub async fn graph(state: ApiState, method: Method, uri: Uri, headers: HeaderMap
                 let reply =
                     answer::export_one(tables, index, pb::Format::Json).map_err(from_status)?;
                 if let Some(graph) = reply.graph {
-                    graphs.push(crate::service::graph::convert::package_graph_back(graph));
+                    graphs.push(crate::views::graph::convert::package_graph_back(graph));
                 }
             }
             Ok(match format {
@@ -86,7 +87,7 @@ fn svg(tables: &Tables, package: &str) -> Result<Answer, Refusal> {
     answer::export_packages(tables, package).map_err(from_status)?;
     let graph =
         export::package_graph(tables, package).map_err(|e| from_status(answer::status(e)))?;
-    let drawing = crate::browser::svg::draw(&graph).map_err(|e| {
+    let drawing = crate::views::browser::svg::draw(&graph).map_err(|e| {
         Box::new(errors::text(
             StatusCode::UNPROCESSABLE_ENTITY,
             &e.to_string(),
@@ -137,7 +138,7 @@ pub async fn successors(state: ApiState, method: Method, uri: Uri, headers: Head
         };
         let reply = answer::successors(tables, &request).map_err(from_status)?;
         Ok(Answer {
-            body: Bytes::from(format!("{}\n", render::successors_json(&reply))),
+            body: Bytes::from(format!("{}\n", json::successors_json(&reply))),
             content_type: "application/json",
         })
     })

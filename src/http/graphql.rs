@@ -14,7 +14,7 @@ use super::body::PartsBody;
 use super::catalogd::{self, ApiState};
 use super::encoding::{self, Encoding};
 use super::errors::{self, Reply};
-use crate::graphql::{self, limits, response};
+use crate::views::graphql::{self, limits, response};
 use axum::body::Body;
 use bytes::{Bytes, BytesMut};
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri, header};
@@ -94,7 +94,7 @@ fn runners() -> &'static Semaphore {
 fn json(accept: Option<HeaderValue>, body: Vec<u8>) -> Reply {
     let accept = accept.as_ref().map(HeaderValue::as_bytes);
     let (body, encoding) = match encoding::choose(false, accept, body.len() as u64, false) {
-        Encoding::Gzip => (crate::http_view::gzip::whole(&body), Encoding::Gzip),
+        Encoding::Gzip => (crate::views::catalogd::gzip::whole(&body), Encoding::Gzip),
         Encoding::Identity => (Bytes::from(body), Encoding::Identity),
     };
     let len = body.len();

@@ -13,7 +13,7 @@ use super::catalogd::{ApiState, admit, snapshot};
 use super::conditional::{list_matches, weak_match};
 use super::errors::{self, Reply};
 use super::goquery::Query;
-use crate::browser::{ICON_TYPES, icon_version};
+use crate::views::browser::{ICON_TYPES, icon_version};
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri, header};
 
 /// `GET|HEAD …/api/v1/icons/{package}`.

@@ -12,12 +12,11 @@
 use super::HttpLimits;
 use super::body::{CallGuard, Tracked};
 use super::canned::{SECURITY_HEADERS, SecureCanned};
-use crate::server::budget::Budget;
-use crate::server::registry::Registry as Connections;
-use crate::server::served_io::ServedIo;
-use crate::server::{
-    ACCEPT_BACKOFF_MAX, ACCEPT_BACKOFF_MIN, TransportLimits, accept_failed, configure,
-};
+use crate::transport::accept::{ACCEPT_BACKOFF_MAX, ACCEPT_BACKOFF_MIN, accept_failed, configure};
+use crate::transport::budget::Budget;
+use crate::transport::connections::Connections;
+use crate::transport::limits::TransportLimits;
+use crate::transport::served_io::ServedIo;
 use axum::Router;
 use http::{HeaderValue, Request, header};
 use hyper::body::Incoming;
@@ -33,7 +32,7 @@ use tokio::sync::watch;
 /// docs); its connections are reported to the metrics as `listener_name`.
 pub async fn serve(
     listener_name: &'static str,
-    tls: Option<Arc<crate::tls::Tls>>,
+    tls: Option<Arc<crate::transport::tls::Tls>>,
     listener: TcpListener,
     router: Router,
     limits: HttpLimits,
@@ -73,7 +72,9 @@ pub async fn serve(
             );
         }
         let io = connections.register(stream, Some(peer));
-        let acceptor = tls.as_ref().map(|t| t.acceptor(crate::tls::Protocol::Http));
+        let acceptor = tls
+            .as_ref()
+            .map(|t| t.acceptor(crate::transport::tls::Protocol::Http));
         let (router, limits, stop) = (router.clone(), limits.clone(), stop.clone());
         tokio::spawn(async move {
             let timeout = limits.header_read_timeout;

@@ -8,7 +8,7 @@
 use super::body::PartsBody;
 use super::errors::{self, Reply};
 use super::{HttpLimits, listener};
-use crate::tls::Tls;
+use crate::transport::tls::Tls;
 use axum::Router;
 use axum::routing::any;
 use http::{HeaderValue, Method, Response, header};

@@ -3,7 +3,7 @@
 //! In: a bound listener, the [`Catalog`], an [`HttpConfig`], a shutdown signal.
 //! Out: catalogd's contract (`/catalogs/{name}/api/v1/all` and `/metas`) with
 //! Go's `ServeContent` semantics (preconditions, ranges) and gzhttp's encoding,
-//! from bytes each snapshot prepares once ([`crate::http_view`]). Every request
+//! from bytes each snapshot prepares once ([`crate::views::catalogd`]). Every request
 //! reads the snapshot current when it arrives, so a reload switches HTTP and
 //! gRPC together. The view of each new snapshot is built as soon as it is
 //! published, so the first request after a reload does not pay for it.
@@ -15,7 +15,7 @@
 //! | [`routes`] | paths → handlers; Go's 404 for the rest |
 //! | [`catalogd`] | `/all`, `/metas` → catalogd's answers |
 //! | [`icons`] | `/icons/{package}` → a package's icon, cacheable, never HTML |
-//! | [`graphql`] | `POST /graphql` → catalogd's GraphQL answers ([`crate::graphql`]) |
+//! | [`graphql`] | `POST /graphql` → catalogd's GraphQL answers ([`crate::views::graphql`]) |
 //! | [`browser`] | `/`, `/packages/{name}`, `/assets/…` → the catalog browser's pages |
 //! | [`graph`] | `/graph`, `/successors` → the upgrade graph and OLM v1's successors (ours) |
 //! | [`content`] | a prepared resource + request → 200/206/304/412/416 with the headers |
@@ -103,7 +103,7 @@ pub async fn serve(
     listener: TcpListener,
     catalog: Catalog,
     config: HttpConfig,
-    tls: Option<Arc<crate::tls::Tls>>,
+    tls: Option<Arc<crate::transport::tls::Tls>>,
     shutdown: impl Future<Output = ()>,
 ) {
     let warm = tokio::spawn(warm_views(catalog.clone()));

@@ -309,7 +309,7 @@ async fn errors_carry_real_status_codes() {
 
 #[tokio::test]
 async fn a_warm_start_answers_from_the_cached_tables() {
-    use fbc_registry::cache::CacheConfig;
+    use fbc_registry::snapshot::cache::CacheConfig;
     let dir = fixture("upgrade-graphs");
     let cache = tempfile::tempdir().expect("cache");
     let build = CacheConfig {
@@ -317,7 +317,7 @@ async fn a_warm_start_answers_from_the_cached_tables() {
         enforce_integrity: false,
         must_write: true,
     };
-    fbc_registry::cache::load(&dir, &build, &Default::default()).expect("cache built");
+    fbc_registry::snapshot::cache::load(&dir, &build, &Default::default()).expect("cache built");
     let ask = |server: TestServer| async move {
         let mut c = graph_client(&server).await;
         let mut answer = c

@@ -3,9 +3,9 @@
 use fbc_registry::api::registry_client::RegistryClient;
 use fbc_registry::api::{self};
 use fbc_registry::app::{Listen, ServeConfig, ServerHandle};
-use fbc_registry::reload::ReloadHandle;
-use fbc_registry::server::TransportLimits;
 use fbc_registry::snapshot::Catalog;
+use fbc_registry::snapshot::reload::ReloadHandle;
+use fbc_registry::transport::limits::TransportLimits;
 use std::path::{Path, PathBuf};
 use tokio::sync::oneshot;
 use tonic::transport::Channel;
@@ -120,15 +120,9 @@ impl TestServer {
         let addr = listener.local_addr().expect("addr");
         let (tx, rx) = oneshot::channel();
         tokio::spawn(async move {
-            fbc_registry::server::serve(
-                listener,
-                catalog,
-                TransportLimits::default(),
-                None,
-                async {
-                    let _ = rx.await;
-                },
-            )
+            fbc_registry::grpc::serve(listener, catalog, TransportLimits::default(), None, async {
+                let _ = rx.await;
+            })
             .await
             .expect("server");
         });

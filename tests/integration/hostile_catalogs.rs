@@ -5,7 +5,7 @@
 use crate::harness::*;
 use fbc_registry::api;
 use fbc_registry::app::ServeConfig;
-use fbc_registry::reload::ReloadHandle;
+use fbc_registry::snapshot::reload::ReloadHandle;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -115,7 +115,8 @@ async fn a_fifo_and_a_link_to_dev_zero_are_refused_without_blocking() {
     std::os::unix::fs::symlink("/dev/zero", tmp.path().join("zero.yaml")).expect("symlink");
     reload_fails(&reload).await;
     still_serving_the_good_catalog(&server).await;
-    let errors = fbc_registry::catalog::load(tmp.path(), &Default::default()).expect_err("refused");
+    let errors =
+        fbc_registry::snapshot::load::load(tmp.path(), &Default::default()).expect_err("refused");
     assert!(
         errors[0].to_string().contains("zero.yaml")
             && errors[0].to_string().contains("character device"),
@@ -131,7 +132,8 @@ async fn nul_bytes_are_refused_with_their_offset() {
     std::fs::write(tmp.path().join("nul.yaml"), b"schema: x\nname: a\0b\n").expect("write");
     reload_fails(&reload).await;
     still_serving_the_good_catalog(&server).await;
-    let errors = fbc_registry::catalog::load(tmp.path(), &Default::default()).expect_err("refused");
+    let errors =
+        fbc_registry::snapshot::load::load(tmp.path(), &Default::default()).expect_err("refused");
     let d = &errors[0];
     assert_eq!(d.kind, fbc_catalog::diagnostic::Kind::Encoding);
     assert_eq!(
@@ -166,15 +168,15 @@ async fn a_load_past_its_deadline_fails_like_an_invalid_catalog() {
 async fn a_reload_rewrites_the_cache_so_an_enforced_restart_starts_warm_on_the_new_catalog() {
     let tmp = good_catalog();
     let cache = tempfile::tempdir().expect("cache");
-    let options = fbc_registry::catalog::LoadOptions::default();
-    let cfg = fbc_registry::cache::CacheConfig {
+    let options = fbc_registry::snapshot::load::LoadOptions::default();
+    let cfg = fbc_registry::snapshot::cache::CacheConfig {
         dir: cache.path().to_path_buf(),
         enforce_integrity: false,
         must_write: true,
     };
-    fbc_registry::cache::load(tmp.path(), &cfg, &options).expect("cache built");
+    fbc_registry::snapshot::cache::load(tmp.path(), &cfg, &options).expect("cache built");
     let server = TestServer::start_config(ServeConfig {
-        cache: Some(fbc_registry::cache::CacheConfig {
+        cache: Some(fbc_registry::snapshot::cache::CacheConfig {
             must_write: false,
             ..cfg.clone()
         }),
@@ -194,23 +196,23 @@ async fn a_reload_rewrites_the_cache_so_an_enforced_restart_starts_warm_on_the_n
     })
     .await;
     // the cache write follows the publish; a restart with enforcement must find it
-    let restart = fbc_registry::cache::CacheConfig {
+    let restart = fbc_registry::snapshot::cache::CacheConfig {
         enforce_integrity: true,
         must_write: false,
         ..cfg
     };
     let mut warm = None;
     for _ in 0..200 {
-        if let Ok(loaded) = fbc_registry::cache::load(tmp.path(), &restart, &options) {
+        if let Ok(loaded) = fbc_registry::snapshot::cache::load(tmp.path(), &restart, &options) {
             warm = Some(loaded);
             break;
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
     let warm = warm.expect("an enforced restart after the reload starts");
-    assert_eq!(warm.outcome, fbc_registry::cache::Outcome::Warm);
+    assert_eq!(warm.outcome, fbc_registry::snapshot::cache::Outcome::Warm);
     assert_eq!(
-        warm.catalog.index.default_channel("cockroachdb"),
+        warm.catalog.registry.default_channel("cockroachdb"),
         Some("stable-5.x")
     );
 }
@@ -234,7 +236,8 @@ fn forty_thousand_package_directories_load() {
         std::fs::write(dir.join("c.yaml"), format!("schema: x.thing\nname: t{i}\n"))
             .expect("write");
     }
-    let loaded = fbc_registry::catalog::load(tmp.path(), &Default::default()).expect("loads");
+    let loaded =
+        fbc_registry::snapshot::load::load(tmp.path(), &Default::default()).expect("loads");
     assert_eq!(loaded.report.files, 40_000);
-    assert_eq!(loaded.index.stats().custom_blobs, 40_000);
+    assert_eq!(loaded.registry.stats().custom_blobs, 40_000);
 }

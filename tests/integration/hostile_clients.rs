@@ -7,7 +7,7 @@
 use crate::harness::*;
 use fbc_registry::api::experimental_registry_client::ExperimentalRegistryClient;
 use fbc_registry::api::{self, registry_client::RegistryClient};
-use fbc_registry::server::TransportLimits;
+use fbc_registry::transport::limits::TransportLimits;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -163,8 +163,8 @@ async fn unread_streams_attack() {
     let limits = stall_limits();
     let server = TestServer::start_with(dir.path(), limits.clone()).await;
     let old = server.catalog.load().expect("snapshot");
-    let largest = (0..old.index.copy_count())
-        .filter_map(|i| old.index.list_bundles_item(i))
+    let largest = (0..old.registry.copy_count())
+        .filter_map(|i| old.registry.list_bundles_item(i))
         .map(|r| r.len() as u64)
         .max()
         .expect("bundles");
@@ -412,7 +412,7 @@ fn spawn_with_fd_limit(port: u16) -> std::process::Child {
 #[tokio::test]
 async fn the_binary_raises_its_fd_limit_and_serves_past_two_thousand_idle_connections() {
     // this process holds the client ends
-    fbc_registry::server::limits::raise_fd_limit().expect("raise our own fd limit");
+    fbc_registry::transport::limits::raise_fd_limit().expect("raise our own fd limit");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("free port")

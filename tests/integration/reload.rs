@@ -3,7 +3,7 @@
 
 use crate::harness::*;
 use fbc_registry::api;
-use fbc_registry::index::Index;
+use fbc_registry::views::registry::RegistryView;
 use prost::Message;
 use std::collections::HashSet;
 use std::path::Path;
@@ -237,9 +237,9 @@ struct Expected {
     list: Vec<api::Bundle>,
 }
 
-fn expected(index: &Index) -> Expected {
+fn expected(index: &RegistryView) -> Expected {
     let decode =
-        |r: fbc_registry::service::wire::Reply| api::Bundle::decode(r.to_bytes()).expect("bundle");
+        |r: fbc_registry::grpc::wire::Reply| api::Bundle::decode(r.to_bytes()).expect("bundle");
     Expected {
         bundle: decode(
             index
@@ -272,14 +272,14 @@ async fn every_reply_matches_one_generation_across_many_reloads() {
     edit(&b.join("etcd.json"), "\"testlabel1\"", "\"testlabel2\"");
     let want = [
         expected(
-            &fbc_registry::catalog::load(&a, &Default::default())
+            &fbc_registry::snapshot::load::load(&a, &Default::default())
                 .expect("a")
-                .index,
+                .registry,
         ),
         expected(
-            &fbc_registry::catalog::load(&b, &Default::default())
+            &fbc_registry::snapshot::load::load(&b, &Default::default())
                 .expect("b")
-                .index,
+                .registry,
         ),
     ];
     assert_ne!(want[0].bundle, want[1].bundle);

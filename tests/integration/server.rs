@@ -2,8 +2,8 @@
 
 use crate::harness::*;
 use fbc_registry::api;
-use fbc_registry::server::TransportLimits;
 use fbc_registry::snapshot::Publisher;
+use fbc_registry::transport::limits::TransportLimits;
 use std::time::Duration;
 use tonic::Code;
 use tonic_health::pb::HealthCheckRequest;

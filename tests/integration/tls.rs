@@ -7,7 +7,7 @@
 
 use crate::harness::{TestServer, fixture, http_config};
 use fbc_registry::app::Listen;
-use fbc_registry::tls::TlsFiles;
+use fbc_registry::transport::tls::TlsFiles;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

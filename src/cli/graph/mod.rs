@@ -8,10 +8,11 @@
 pub mod args;
 pub mod source;
 
-use crate::service::graph::render;
+use crate::views::graph::json;
 
 use crate::fbc_v1 as pb;
-use crate::service::graph::{answer, convert};
+use crate::grpc::graph::answer;
+use crate::views::graph::convert;
 use args::{
     GrammarArg, GraphArgs, GraphFormat, LintArgs, Output, PolicyArg, RangeCheckArgs,
     ReleaseModeArg, SemanticsArg, SuccessorsArgs, UpgradePathArgs,
@@ -77,11 +78,7 @@ pub fn range_check(a: &RangeCheckArgs) -> ExitCode {
     };
     match answer::check_range(&request) {
         Ok(reply) => {
-            print(
-                a.output,
-                render::range_json(&reply),
-                render::range_text(&reply),
-            );
+            print(a.output, json::range_json(&reply), json::range_text(&reply));
             if reply.parse_error.is_empty() {
                 ExitCode::SUCCESS
             } else {
@@ -122,8 +119,8 @@ pub fn successors(a: &SuccessorsArgs) -> ExitCode {
     };
     print(
         a.output,
-        render::successors_json(&reply),
-        render::successors_text(&reply),
+        json::successors_json(&reply),
+        json::successors_text(&reply),
     );
     if reply.selected.is_empty() {
         ExitCode::from(NEGATIVE)
@@ -154,11 +151,7 @@ pub fn upgrade_path(a: &UpgradePathArgs) -> ExitCode {
         Ok(reply) => reply,
         Err(e) => return failed(e, a.output),
     };
-    print(
-        a.output,
-        render::path_json(&reply),
-        render::path_text(&reply),
-    );
+    print(a.output, json::path_json(&reply), json::path_text(&reply));
     if reply.outcome == pb::Outcome::Stuck as i32 {
         ExitCode::from(NEGATIVE)
     } else {
@@ -201,9 +194,9 @@ pub fn lint(a: &LintArgs) -> ExitCode {
         Ok(reply) => reply,
         Err(e) => return failed(e, a.output),
     };
-    let text = reply.findings.iter().map(render::finding_text).collect();
-    print(a.output, render::lint_json(&reply), text);
-    let (warnings, info) = render::counts(&reply);
+    let text = reply.findings.iter().map(json::finding_text).collect();
+    print(a.output, json::lint_json(&reply), text);
+    let (warnings, info) = json::counts(&reply);
     eprintln!("{warnings} warning(s), {info} info");
     if a.deny_warnings && warnings > 0 {
         return ExitCode::from(NEGATIVE);

@@ -3,14 +3,14 @@
 //!
 //! In: [`SourceArgs`]. Out: a [`Source`] whose methods take `fbc.v1` requests and
 //! return `fbc.v1` replies. Offline, the same functions the server runs
-//! ([`crate::service::graph::answer`]) answer from the directory's tables, so the
+//! ([`crate::grpc::graph::answer`]) answer from the directory's tables, so the
 //! two ways agree by construction.
 
 use super::args::SourceArgs;
-use crate::catalog;
 use crate::fbc_v1 as pb;
 use crate::fbc_v1::graph_client::GraphClient;
-use crate::service::graph::answer;
+use crate::grpc::graph::answer;
+use crate::snapshot::load;
 use fbc_catalog::diagnostic::Diagnostic;
 use fbc_catalog::model::ChainRule;
 use fbc_catalog::tables::Tables;
@@ -127,7 +127,7 @@ impl Source {
         timeout: std::time::Duration,
     ) -> Result<pb::ResolveResponse, AskError> {
         match self {
-            Source::Offline(t) => Ok(crate::service::graph::resolve::resolve(
+            Source::Offline(t) => Ok(crate::grpc::graph::resolve::resolve(
                 t,
                 &r,
                 std::time::Instant::now() + timeout,
@@ -182,8 +182,8 @@ fn load(
     limits: &crate::cli::values::LimitArgs,
     strict: bool,
 ) -> Result<Source, AskError> {
-    let missed = catalog::timeout_diagnostic(dir, limits.load_timeout);
-    let _watchdog = crate::deadline::Watchdog::start(limits.load_timeout, move || {
+    let missed = load::timeout_diagnostic(dir, limits.load_timeout);
+    let _watchdog = crate::snapshot::deadline::Watchdog::start(limits.load_timeout, move || {
         eprintln!("{missed}");
         std::process::exit(1);
     });

@@ -4,14 +4,27 @@
 //! read. A unary call reads the current snapshot once; a stream takes its own
 //! `Arc` of it, so a reload never changes or cuts short a reply in flight. Only the
 //! [`Publisher`] (one per server) can replace the snapshot.
+//!
+//! | module | in → out |
+//! |---|---|
+//! | [`load`] | directory → the `api.Registry` view, in one call with a report |
+//! | [`cache`] | directory + cache dir → the same, warm from disk when the digest matches |
+//! | [`deadline`] | watchdogs for loads on file systems that may hang |
+//! | [`reload`] | file changes, SIGHUP → new snapshots, or the last good one kept |
+//! | this module | a loaded catalog → the published, atomically swapped [`Snapshot`] |
 
-use crate::browser::Browser;
-use crate::catalog::LoadedCatalog;
-use crate::graphql::GraphqlCatalog;
-use crate::graphql::types::SchemaError;
-use crate::http_view::{HttpView, ViewError, whole_seconds};
-use crate::index::Index;
-use crate::index::SnapshotTables;
+pub mod cache;
+pub mod deadline;
+pub mod load;
+pub mod reload;
+
+use crate::snapshot::load::LoadedCatalog;
+use crate::views::browser::Browser;
+use crate::views::catalogd::{HttpView, ViewError, whole_seconds};
+use crate::views::graphql::GraphqlCatalog;
+use crate::views::graphql::types::SchemaError;
+use crate::views::registry::RegistryView;
+use crate::views::registry::SnapshotTables;
 use arc_swap::ArcSwapOption;
 use fbc_catalog::source::CatalogDigest;
 use std::sync::Arc;
@@ -29,7 +42,7 @@ pub struct Snapshot {
     /// after a warm start).
     pub tables: SnapshotTables,
     /// The `api.Registry` view: every reply pre-encoded.
-    pub index: Index,
+    pub registry: RegistryView,
     /// When it was published.
     pub published: SystemTime,
     /// Its HTTP `Last-Modified`: whole seconds, later than every earlier
@@ -209,7 +222,7 @@ impl Publisher {
             generation,
             digest,
             tables: catalog.tables,
-            index: catalog.index,
+            registry: catalog.registry,
             published,
             last_modified,
             http: tokio::sync::OnceCell::new(),

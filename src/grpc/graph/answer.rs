@@ -6,8 +6,8 @@
 //! real code: INVALID_ARGUMENT for malformed fields, ranges and versions;
 //! NOT_FOUND for an unknown package, channel or bundle, naming the nearest.
 
-use super::convert;
 use crate::fbc_v1 as pb;
+use crate::views::graph::convert;
 use fbc_catalog::graph::GraphError;
 use fbc_catalog::graph::export::{self, PackageGraph};
 use fbc_catalog::graph::lint;

@@ -83,8 +83,8 @@ pub const ENCODE_CHUNK: u64 = 32 * 1024;
 /// - `S` = [`H2_SEND_BUFFER`] (400 KiB): what h2 queues per stream before hyper stops
 ///   polling a reply; `L + 32 KiB` ([`ENCODE_CHUNK`]): the largest frame tonic hands
 ///   over. `L` is the catalog's largest reply: at most
-///   [`GO_CLIENT_MAX_RECEIVE`](crate::index::GO_CLIENT_MAX_RECEIVE) (4 MiB) unless the
-///   load warned about bigger ones (`Index::oversize_replies`, whose largest `bytes`
+///   [`GO_CLIENT_MAX_RECEIVE`](crate::views::registry::GO_CLIENT_MAX_RECEIVE) (4 MiB) unless the
+///   load warned about bigger ones (`RegistryView::oversize_replies`, whose largest `bytes`
 ///   is then `L`). A ListBundles message of a bundle with an image is a few KiB.
 /// - `W` = [`STREAM_RECEIVE_WINDOW`] (64 KiB): request data a call in flight can have
 ///   pushed that its handler has not read (a refused call's body is dropped at once).

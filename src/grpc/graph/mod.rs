@@ -7,12 +7,10 @@
 //! microseconds (decoding the tables on first use after a warm start, long
 //! walks, lint) runs on the blocking pool, never on the I/O threads; at most
 //! one resolution per core runs at a time, the rest wait within their deadline.
-//! [`render`] turns replies into the JSON (and text) the CLI prints and the HTTP
+//! [`crate::views::graph::json`] turns replies into the JSON (and text) the CLI prints and the HTTP
 //! API serves, so both say the same.
 
 pub mod answer;
-pub mod convert;
-pub mod render;
 pub mod resolve;
 
 use crate::fbc_v1 as pb;

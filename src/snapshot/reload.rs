@@ -28,12 +28,12 @@
 //!    stuck threads never pile up. Rebuilds run on threads of their own, not the
 //!    runtime's blocking pool, so a stuck one never delays shutdown.
 //! 7. **The cache follows**: with an index cache directory, every successful
-//!    reload rewrites the cache (see [`crate::cache::store`]) before the next
+//!    reload rewrites the cache (see [`crate::snapshot::cache::store`]) before the next
 //!    rebuild starts, so a restart finds the catalog that was being served.
 
-use crate::catalog::{self, LoadOptions, LoadedCatalog};
-use crate::deadline::Overdue;
 use crate::snapshot::Publisher;
+use crate::snapshot::deadline::Overdue;
+use crate::snapshot::load::{self, LoadOptions, LoadedCatalog};
 use fbc_catalog::diagnostic::Diagnostic;
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::path::{Path, PathBuf};
@@ -192,7 +192,7 @@ async fn run(
 
 /// Logs a published catalog: one line with counts, sizes, timings and digest, then
 /// its warnings. For the first load and every reload alike.
-pub fn log_loaded(dir: &Path, report: &catalog::LoadReport, generation: u64, message: &str) {
+pub fn log_loaded(dir: &Path, report: &load::LoadReport, generation: u64, message: &str) {
     let s = &report.stats;
     crate::metrics::load_succeeded(report.total(), s.packages, s.channels, s.bundles);
     tracing::info!(
@@ -233,7 +233,7 @@ async fn rebuild(config: &ReloadConfig) -> Result<LoadedCatalog, RebuildFailure>
     let thread = std::thread::Builder::new()
         .name("catalog-reload".into())
         .spawn(move || {
-            let _ = tx.send(catalog::load(&root, &options));
+            let _ = tx.send(load::load(&root, &options));
         });
     let internal = |message: String| RebuildFailure {
         diagnostics: vec![Diagnostic::new(
@@ -251,10 +251,7 @@ async fn rebuild(config: &ReloadConfig) -> Result<LoadedCatalog, RebuildFailure>
         }),
         Ok(Err(_)) => Err(internal("the reload thread failed (it panicked)".into())),
         Err(_) => Err(RebuildFailure {
-            diagnostics: vec![catalog::timeout_diagnostic(
-                &config.root,
-                config.load_timeout,
-            )],
+            diagnostics: vec![load::timeout_diagnostic(&config.root, config.load_timeout)],
             overdue: Some(Overdue::new(thread, config.load_timeout)),
         }),
     }
@@ -286,7 +283,8 @@ async fn publish(
     };
     let digest = report.digest;
     let written = tokio::task::spawn_blocking(move || {
-        crate::cache::store(&dir, &snapshot.tables, &snapshot.index, digest).map_err(|e| (dir, e))
+        crate::snapshot::cache::store(&dir, &snapshot.tables, &snapshot.registry, digest)
+            .map_err(|e| (dir, e))
     })
     .await;
     match written {

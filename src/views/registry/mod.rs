@@ -1,6 +1,6 @@
 //! Model → immutable index with every reply ready to send.
 //!
-//! In: a validated [`Model`]. Out: an [`Index`] answering every registry query
+//! In: a validated [`Model`](fbc_catalog::model::Model). Out: an [`RegistryView`] answering every registry query
 //! from tables built once, without parsing or scanning the catalog:
 //!
 //! - packages by name, with their encoded `api.Package` reply;
@@ -33,8 +33,8 @@ pub use lazy_tables::SnapshotTables;
 pub use persist::{CachedViews, read_cache, write_cache};
 
 use crate::api;
-use crate::index::echo::{name_bare, name_quoted};
-use crate::index::reply::Reply;
+use crate::views::registry::echo::{name_bare, name_quoted};
+use crate::views::registry::reply::Reply;
 use bytes::Bytes;
 use fbc_catalog::arena::Arena;
 use fbc_catalog::model;
@@ -70,20 +70,20 @@ struct BundleCopy {
 }
 
 #[derive(Debug)]
-struct ChannelIndex {
+struct ChannelReplies {
     /// Copies by bundle name.
     copies: HashMap<String, u32>,
     head: u32,
-    /// `GetBundleThatReplaces` answers by replaced name (see [`Index::bundle_that_replaces`]).
+    /// `GetBundleThatReplaces` answers by replaced name (see [`RegistryView::bundle_that_replaces`]).
     replacement: HashMap<String, u32>,
 }
 
 #[derive(Debug)]
-struct PackageIndex {
+struct PackageReplies {
     name: String,
     reply: Bytes,
     default_channel: String,
-    channels: HashMap<String, ChannelIndex>,
+    channels: HashMap<String, ChannelReplies>,
 }
 
 /// A reply that would exceed a Go client's default 4 MiB receive limit.
@@ -116,8 +116,8 @@ pub struct Stats {
 
 /// The immutable, queryable form of one catalog.
 #[derive(Debug, Default)]
-pub struct Index {
-    packages: Vec<PackageIndex>,
+pub struct RegistryView {
+    packages: Vec<PackageReplies>,
     package_by_name: HashMap<String, u32>,
     package_names: Vec<Bytes>,
     bodies: Vec<BundleBody>,
@@ -132,7 +132,7 @@ pub struct Index {
 }
 
 /// Why a registry query has no answer. Messages follow the reference's wording;
-/// names longer than [`REFERENCE_ECHO_LEN`](crate::index::echo::REFERENCE_ECHO_LEN) bytes (none a catalog holds) are
+/// names longer than [`REFERENCE_ECHO_LEN`](crate::views::registry::echo::REFERENCE_ECHO_LEN) bytes (none a catalog holds) are
 /// cut to a short prefix, so a client never gets its input back whole.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
@@ -180,7 +180,7 @@ pub enum QueryError {
 /// What index building can fail on (a bundle the model accepted but that cannot be served).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{location}: package {package:?}, bundle {bundle:?}: {message}")]
-pub struct IndexError {
+pub struct RegistryViewError {
     /// Where the bundle was read.
     pub location: fbc_catalog::diagnostic::Location,
     /// Package.
@@ -191,7 +191,7 @@ pub struct IndexError {
     pub message: String,
 }
 
-impl Index {
+impl RegistryView {
     /// What the index holds.
     pub fn stats(&self) -> &Stats {
         &self.stats
@@ -207,7 +207,7 @@ impl Index {
         &self.package_names
     }
 
-    fn package(&self, name: &str) -> Result<&PackageIndex, QueryError> {
+    fn package(&self, name: &str) -> Result<&PackageReplies, QueryError> {
         self.package_by_name
             .get(name)
             .map(|i| &self.packages[*i as usize])
@@ -216,9 +216,9 @@ impl Index {
 
     fn channel<'a>(
         &'a self,
-        package: &'a PackageIndex,
+        package: &'a PackageReplies,
         channel: &str,
-    ) -> Result<&'a ChannelIndex, QueryError> {
+    ) -> Result<&'a ChannelReplies, QueryError> {
         package
             .channels
             .get(channel)

@@ -8,9 +8,9 @@
 //! budget (tonic allocates it on reading the prefix). Nothing is buffered here:
 //! [`PrefixReader`] keeps the 5-byte prefix it is reading and a count.
 
-use super::budget::Budget;
-use super::conn::{ConnState, StallClock};
-use super::limits::{MAX_REQUEST_BYTES, SMALL_REQUEST};
+use crate::transport::budget::Budget;
+use crate::transport::conn::{ConnState, StallClock};
+use crate::transport::limits::{MAX_REQUEST_BYTES, SMALL_REQUEST};
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use std::pin::Pin;

@@ -38,8 +38,8 @@ fn a_fresh_cache_is_written_then_read_warm_with_the_same_answers() {
     let warm = load(&root, &cfg(&dir, true)).expect("warm");
     assert_eq!(warm.outcome, Outcome::Warm);
     assert_eq!(
-        warm.catalog.index.to_bytes(),
-        built.catalog.index.to_bytes()
+        warm.catalog.registry.to_bytes(),
+        built.catalog.registry.to_bytes()
     );
     assert_eq!(warm.catalog.report.stats.bundles, 3);
     assert_eq!(warm.catalog.report.digest, built.catalog.report.digest);
@@ -82,7 +82,7 @@ fn a_changed_catalog_makes_the_cache_stale_and_it_is_rebuilt() {
         notes.stale.as_deref().is_some_and(|s| s.contains("digest")),
         "{notes:?}"
     );
-    assert_eq!(rebuilt.catalog.index.stats().custom_blobs, 1);
+    assert_eq!(rebuilt.catalog.registry.stats().custom_blobs, 1);
     assert_eq!(
         load(&root, &cfg(&dir, true)).expect("warm").outcome,
         Outcome::Warm
@@ -152,7 +152,7 @@ fn an_unwritable_cache_directory_keeps_the_index_in_memory() {
     let served = load(&root, &cfg(&dir, false)).expect("serves");
     let outcome = &served.outcome;
     assert!(matches!(outcome, Outcome::BuiltInMemory(_)), "{outcome:?}");
-    assert_eq!(served.catalog.index.stats().packages, 1);
+    assert_eq!(served.catalog.registry.stats().packages, 1);
     let strict = CacheConfig {
         must_write: true,
         ..cfg(&dir, false)

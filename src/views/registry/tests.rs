@@ -1,17 +1,17 @@
 use super::*;
 use std::path::Path;
 
-fn fixture_index(name: &str) -> Index {
+fn fixture_index(name: &str) -> RegistryView {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name);
     let loaded = fbc_catalog::source::load_dir(&dir);
     let model = fbc_catalog::model::build(loaded).expect("valid fixture");
-    Index::build(&fbc_catalog::tables::Tables::detached(model)).expect("indexable")
+    RegistryView::build(&fbc_catalog::tables::Tables::detached(model)).expect("indexable")
 }
 
 /// Every answer of `a` and `b`, as bytes, over the names and GVKs of the fixture.
-fn answers(ix: &Index) -> Vec<Vec<u8>> {
+fn answers(ix: &RegistryView) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = Vec::new();
     let mut push = |r: Result<Reply, QueryError>| {
         out.push(
@@ -83,7 +83,7 @@ fn answers(ix: &Index) -> Vec<Vec<u8>> {
 fn a_persisted_index_answers_exactly_like_the_built_one() {
     for fixture in ["catalog-a", "catalog-b", "catalog-c", "catalog-d"] {
         let built = fixture_index(fixture);
-        let restored = Index::from_bytes(built.to_bytes().into()).expect("round trip");
+        let restored = RegistryView::from_bytes(built.to_bytes().into()).expect("round trip");
         assert_eq!(answers(&built), answers(&restored), "{fixture}");
         assert_eq!(built.stats(), restored.stats());
         assert_eq!(
@@ -97,7 +97,7 @@ fn a_persisted_index_answers_exactly_like_the_built_one() {
 fn encoding_is_deterministic() {
     let a = fixture_index("catalog-a");
     assert_eq!(a.to_bytes(), fixture_index("catalog-a").to_bytes());
-    let restored = Index::from_bytes(a.to_bytes().into()).expect("round trip");
+    let restored = RegistryView::from_bytes(a.to_bytes().into()).expect("round trip");
     assert_eq!(a.to_bytes(), restored.to_bytes());
 }
 
@@ -128,14 +128,14 @@ fn a_csv_shared_by_csv_json_and_object_is_stored_once() {
 fn corrupt_bytes_are_an_error_not_a_panic() {
     let bytes = fixture_index("catalog-b").to_bytes();
     for cut in [1, bytes.len() / 2, bytes.len() - 1] {
-        let _ = Index::from_bytes(Bytes::copy_from_slice(&bytes[..cut]));
+        let _ = RegistryView::from_bytes(Bytes::copy_from_slice(&bytes[..cut]));
     }
     let mut flipped = bytes.clone();
     for i in (0..flipped.len()).step_by(7) {
         flipped[i] ^= 0x5a;
     }
-    let _ = Index::from_bytes(Bytes::from(flipped));
-    assert!(Index::from_bytes(Bytes::from_static(b"\xff\xff\xff")).is_err());
+    let _ = RegistryView::from_bytes(Bytes::from(flipped));
+    assert!(RegistryView::from_bytes(Bytes::from_static(b"\xff\xff\xff")).is_err());
 }
 
 const SYNTH_CATALOG: &str = r#"---
@@ -219,7 +219,7 @@ fn a_csv_is_synthesised_from_csv_metadata_exactly_as_the_reference_writes_it() {
         ..Default::default()
     };
     let model = fbc_catalog::model::build(loaded).expect("valid");
-    let ix = Index::build(&fbc_catalog::tables::Tables::detached(model)).expect("index");
+    let ix = RegistryView::build(&fbc_catalog::tables::Tables::detached(model)).expect("index");
     let reply = ix.bundle("syn", "stable", "syn.v1.2.3").expect("bundle");
     let b = <crate::api::Bundle as prost::Message>::decode(reply.to_bytes()).expect("decode");
     assert_eq!(b.csv_json, SYNTH_EXPECTED);

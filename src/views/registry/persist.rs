@@ -1,6 +1,6 @@
 //! The index as one contiguous buffer, and back.
 //!
-//! In: an [`Index`]. Out: protobuf bytes, which decode into an `Index` whose reply
+//! In: an [`RegistryView`]. Out: protobuf bytes, which decode into an `RegistryView` whose reply
 //! chunks are zero-copy slices of one buffer. The on-disk index cache
 //! (`--cache-dir`) stores it, so a warm start is a file read (a mapping, in fact).
 //!
@@ -53,7 +53,7 @@ pub struct CachedViews {
     /// The typed tables, decoded when first asked for.
     pub tables: super::lazy_tables::SnapshotTables,
     /// The `api.Registry` view.
-    pub index: Index,
+    pub index: RegistryView,
 }
 
 /// Writes `tables` and `index` as one cache image to `out`, without assembling
@@ -62,7 +62,7 @@ pub struct CachedViews {
 pub fn write_cache(
     out: &mut (impl std::io::Write + ?Sized),
     tables: &fbc_catalog::tables::Tables,
-    index: &Index,
+    index: &RegistryView,
 ) -> std::io::Result<()> {
     let mut data = DataSection::default();
     let mut message = index.to_message(&mut data);
@@ -114,11 +114,11 @@ pub fn read_cache(
     });
     Ok(CachedViews {
         tables,
-        index: Index::from_message(message)?,
+        index: RegistryView::from_message(message)?,
     })
 }
 
-impl Index {
+impl RegistryView {
     /// Encodes the whole index.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
@@ -239,12 +239,14 @@ impl Index {
     }
 
     /// Decodes an index; every reply chunk is a slice of `buf` (no copy).
-    pub fn from_bytes(buf: Bytes) -> Result<Index, DecodeError> {
-        Index::from_message(PIndex::decode(buf).map_err(|e| DecodeError::new(&e.to_string()))?)
+    pub fn from_bytes(buf: Bytes) -> Result<RegistryView, DecodeError> {
+        RegistryView::from_message(
+            PIndex::decode(buf).map_err(|e| DecodeError::new(&e.to_string()))?,
+        )
     }
 
     // Long by nature: one statement per message field, each checked, in order.
-    fn from_message(p: PIndex) -> Result<Index, DecodeError> {
+    fn from_message(p: PIndex) -> Result<RegistryView, DecodeError> {
         let bad = |what: &str| DecodeError::new(what);
         let n_copies = p.copies.len() as u32;
         let n_bodies = p.bodies.len() as u32;
@@ -255,7 +257,7 @@ impl Index {
                 Err(bad("copy index out of range"))
             }
         };
-        let mut ix = Index::default();
+        let mut ix = RegistryView::default();
         for (i, pk) in p.packages.into_iter().enumerate() {
             let mut channels = HashMap::with_capacity(pk.channels.len());
             for c in pk.channels {
@@ -271,7 +273,7 @@ impl Index {
                     .collect::<Result<_, _>>()?;
                 channels.insert(
                     c.name,
-                    ChannelIndex {
+                    ChannelReplies {
                         copies,
                         head: check_copy(c.head)?,
                         replacement,
@@ -279,7 +281,7 @@ impl Index {
                 );
             }
             ix.package_by_name.insert(pk.name.clone(), i as u32);
-            ix.packages.push(PackageIndex {
+            ix.packages.push(PackageReplies {
                 name: pk.name,
                 reply: pk.reply,
                 default_channel: pk.default_channel,

@@ -1,10 +1,10 @@
 //! Pre-encoded replies on the wire.
 //!
-//! In: [`Reply`]s built at index time (see [`crate::index::reply`]). Out: gRPC
+//! In: [`Reply`]s built at index time (see [`crate::views::registry::reply`]). Out: gRPC
 //! messages, written with one copy and no per-request encoding; requests decoded
 //! with prost.
 
-pub use crate::index::reply::Reply;
+pub use crate::views::registry::reply::Reply;
 use bytes::BufMut;
 use std::marker::PhantomData;
 use tonic::Status;

@@ -1,10 +1,10 @@
 //! The live connections, and the reaper that enforces their timeouts.
 //!
-//! In: accepted streams ([`Registry::register`]), a clock tick. Out: [`ConnIo`]s for
+//! In: accepted streams ([`Connections::register`]), a clock tick. Out: [`ConnIo`]s for
 //! tonic, and kills: of the connection inactive longest when a new one arrives at
-//! the cap ([`Registry::evict_one`]), of connections idle, silent since accept, or
-//! stalled past their timeouts ([`Registry::reap`]), and of all of them when the
-//! shutdown grace ends ([`Registry::kill_all`]).
+//! the cap ([`Connections::evict_one`]), of connections idle, silent since accept, or
+//! stalled past their timeouts ([`Connections::reap`]), and of all of them when the
+//! shutdown grace ends ([`Connections::kill_all`]).
 
 use super::budget::Budget;
 use super::conn::{ConnIo, ConnState, now_ms};
@@ -18,7 +18,7 @@ use tokio::net::TcpStream;
 
 /// Live connections by id.
 #[derive(Debug)]
-pub struct Registry {
+pub struct Connections {
     conns: Mutex<HashMap<u64, Arc<ConnState>>>,
     next_id: AtomicU64,
     budget: Arc<Budget>,
@@ -77,10 +77,10 @@ pub fn verdict(conn: &ConnState, limits: &TransportLimits, now: u64) -> Option<V
     None
 }
 
-impl Registry {
+impl Connections {
     /// An empty registry whose connections count unsent bytes against `budget`.
-    pub fn new(budget: Arc<Budget>) -> Arc<Registry> {
-        Arc::new(Registry {
+    pub fn new(budget: Arc<Budget>) -> Arc<Connections> {
+        Arc::new(Connections {
             conns: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             budget,
@@ -109,7 +109,7 @@ impl Registry {
         if let Ok(mut conns) = self.conns.lock() {
             conns.insert(id, state.clone());
         }
-        let registry: Weak<Registry> = Arc::downgrade(self);
+        let registry: Weak<Connections> = Arc::downgrade(self);
         ConnIo::new(
             stream,
             state,
@@ -168,7 +168,7 @@ impl Registry {
         closed
     }
 
-    /// Runs [`Registry::reap`] about every second (more often for short timeouts)
+    /// Runs [`Connections::reap`] about every second (more often for short timeouts)
     /// until the task is aborted.
     pub fn spawn_reaper(self: &Arc<Self>, limits: TransportLimits) -> tokio::task::JoinHandle<()> {
         let registry = self.clone();
@@ -193,7 +193,7 @@ impl Registry {
     }
 }
 
-impl crate::metrics::ConnectionCount for Registry {
+impl crate::metrics::ConnectionCount for Connections {
     fn live(&self) -> usize {
         self.live_count()
     }

@@ -2,26 +2,22 @@
 //!
 //! In: a [`Catalog`] handle and decoded requests. Out: pre-encoded replies or a
 //! status. `api.Registry` and `api.ExperimentalRegistry` (this module) are thin:
-//! find the answer in the [`crate::index::Index`] and send it; every registry
+//! find the answer in the [`crate::views::registry::RegistryView`] and send it; every registry
 //! failure is status **Unknown** carrying the message, as in the reference (its
 //! clients match on it), and malformed requests are InvalidArgument.
-//! [`graph`] serves `fbc.v1.Graph` from the snapshot's tables with real status
-//! codes (NOT_FOUND, INVALID_ARGUMENT, FAILED_PRECONDITION); [`health`] serves
+//! [`super::graph`] serves `fbc.v1.Graph` from the snapshot's tables with real status
+//! codes (NOT_FOUND, INVALID_ARGUMENT, FAILED_PRECONDITION); [`super::health`] serves
 //! `grpc.health.v1`.
 
-pub mod graph;
-pub mod health;
-pub mod wire;
-
-use crate::index::echo;
-use crate::index::{Index, QueryError};
+use super::wire::Reply;
 use crate::snapshot::{Catalog, Snapshot};
+use crate::views::registry::echo;
+use crate::views::registry::{QueryError, RegistryView};
 use bytes::Bytes;
 use std::pin::Pin;
 use std::sync::Arc;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
-use wire::Reply;
 
 #[allow(missing_docs, clippy::all)]
 mod generated {
@@ -80,7 +76,7 @@ impl Iterator for ListBundles {
     type Item = Result<Reply, Status>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let item = self.snapshot.index.list_bundles_item(self.next)?;
+        let item = self.snapshot.registry.list_bundles_item(self.next)?;
         self.next += 1;
         Some(Ok(item))
     }
@@ -100,18 +96,18 @@ impl Registry {
 
     fn unary(
         &self,
-        f: impl FnOnce(&Index) -> Result<Reply, QueryError>,
+        f: impl FnOnce(&RegistryView) -> Result<Reply, QueryError>,
     ) -> Result<Response<Reply>, Status> {
         let snap = snapshot(&self.catalog)?;
-        f(&snap.index).map(Response::new).map_err(unknown)
+        f(&snap.registry).map(Response::new).map_err(unknown)
     }
 
     fn entries(
         &self,
-        f: impl FnOnce(&Index) -> Result<&[Bytes], QueryError>,
+        f: impl FnOnce(&RegistryView) -> Result<&[Bytes], QueryError>,
     ) -> Result<Response<ReplyStream>, Status> {
         let snap = snapshot(&self.catalog)?;
-        let items = f(&snap.index).map_err(unknown)?.to_vec();
+        let items = f(&snap.registry).map_err(unknown)?.to_vec();
         Ok(Response::new(stream_of(items)))
     }
 }
@@ -287,7 +283,10 @@ impl generated::experimental_registry_server::ExperimentalRegistry for Experimen
             )));
         }
         let snap = snapshot(&self.catalog)?;
-        let items = snap.index.custom_blobs(&r.schema, &r.package_name).to_vec();
+        let items = snap
+            .registry
+            .custom_blobs(&r.schema, &r.package_name)
+            .to_vec();
         Ok(Response::new(stream_of(items)))
     }
 }

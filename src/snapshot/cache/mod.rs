@@ -8,7 +8,7 @@
 //!
 //! 1. Our cache lives in `<cache-dir>/fbc-registry.v1/`: `index.pb` (the typed
 //!    tables and the `api.Registry` view as one protobuf buffer, see
-//!    [`crate::index`]), `fingerprint` and `digest`.
+//!    [`crate::views::registry`]), `fingerprint` and `digest`.
 //! 2. The cache is keyed by xxh3-128 over the cache format version, this program's
 //!    version and the catalog digest (see [`fbc_catalog::source::digest`]: every catalog
 //!    file `.indexignore` keeps, by relative path, length and the xxh3-128 of its
@@ -42,8 +42,8 @@
 //!    in place while a server runs (truncating it would crash the server); this
 //!    program only ever replaces it by rename, which leaves a mapped file intact.
 
-use crate::catalog::{self, LoadOptions, LoadReport, LoadedCatalog};
-use crate::index::Index;
+use crate::snapshot::load::{self, LoadOptions, LoadReport, LoadedCatalog};
+use crate::views::registry::RegistryView;
 use bytes::Bytes;
 use fbc_catalog::diagnostic::Diagnostic;
 use fbc_catalog::source::CatalogDigest;
@@ -191,11 +191,11 @@ pub fn load(
         });
     }
     check_integrity(root, cfg, &notes)?;
-    let catalog = catalog::load(root, options).map_err(CacheError::Catalog)?;
+    let catalog = load::load(root, options).map_err(CacheError::Catalog)?;
     let outcome = match store(
         &cfg.dir,
         &catalog.tables,
-        &catalog.index,
+        &catalog.registry,
         catalog.report.digest,
     ) {
         Ok(()) => Outcome::BuiltAndWritten,
@@ -244,9 +244,9 @@ fn read_warm(
     let views = map_file(&ours.join(INDEX_FILE))
         .map_err(|e| e.to_string())
         .and_then(|buf| {
-            crate::index::read_cache(buf, root, options.limits).map_err(|e| e.to_string())
+            crate::views::registry::read_cache(buf, root, options.limits).map_err(|e| e.to_string())
         });
-    let crate::index::CachedViews { tables, index } = match views {
+    let crate::views::registry::CachedViews { tables, index } = match views {
         Ok(views) => views,
         Err(e) => {
             notes.stale = Some(format!(
@@ -256,7 +256,7 @@ fn read_warm(
             return Ok(None);
         }
     };
-    catalog::release_memory();
+    load::release_memory();
     let report = LoadReport {
         stats: index.stats().clone(),
         files: current.files,
@@ -264,12 +264,12 @@ fn read_warm(
         digest: current.digest,
         parse: digest_time,
         index: t1.elapsed(),
-        warnings: catalog::oversize_warnings(&index),
+        warnings: load::oversize_warnings(&index),
         ..LoadReport::default()
     };
     Ok(Some(LoadedCatalog {
         tables,
-        index,
+        registry: index,
         report,
     }))
 }
@@ -353,8 +353,8 @@ fn check_integrity(root: &Path, cfg: &CacheConfig, notes: &Notes) -> Result<(), 
 /// this so that a restart finds the catalog it was serving.
 pub fn store(
     cache_dir: &Path,
-    tables: &crate::index::SnapshotTables,
-    index: &Index,
+    tables: &crate::views::registry::SnapshotTables,
+    index: &RegistryView,
     digest: CatalogDigest,
 ) -> Result<(), String> {
     let tables = tables.get().map_err(|e| e.to_string())?;
@@ -379,7 +379,7 @@ pub fn store(
 fn write(
     dir: &Path,
     tables: &fbc_catalog::tables::Tables,
-    index: &Index,
+    index: &RegistryView,
     digest: &str,
     fingerprint: Option<&str>,
 ) -> Result<(), String> {
@@ -401,7 +401,7 @@ fn write(
         Err(e) => return Err(e.to_string()),
     }
     put(INDEX_FILE, &|out| {
-        crate::index::write_cache(out, tables, index)
+        crate::views::registry::write_cache(out, tables, index)
     })?;
     if let Some(fingerprint) = fingerprint {
         put(FINGERPRINT_FILE, &|out| {
@@ -442,5 +442,4 @@ fn replace_file(
 }
 
 #[cfg(test)]
-#[path = "cache_tests.rs"]
 mod tests;

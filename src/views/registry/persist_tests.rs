@@ -2,7 +2,7 @@
 
 use super::*;
 
-fn with_spans(core: (u64, u64), manifests: Vec<u64>) -> Result<Index, DecodeError> {
+fn with_spans(core: (u64, u64), manifests: Vec<u64>) -> Result<RegistryView, DecodeError> {
     let p = PIndex {
         bodies: vec![PBody {
             core_at: core.0,
@@ -15,7 +15,7 @@ fn with_spans(core: (u64, u64), manifests: Vec<u64>) -> Result<Index, DecodeErro
         data: Bytes::from_static(b"abcd"),
         ..Default::default()
     };
-    Index::from_bytes(p.encode_to_vec().into())
+    RegistryView::from_bytes(p.encode_to_vec().into())
 }
 
 #[test]
@@ -40,7 +40,8 @@ fn the_data_section_comes_last_and_tables_do_not_read_it() {
         "/tests/fixtures/catalog-a"
     ));
     let model = fbc_catalog::model::build(fbc_catalog::source::load_dir(dir)).expect("fixture");
-    let built = Index::build(&fbc_catalog::tables::Tables::detached(model)).expect("indexable");
+    let built =
+        RegistryView::build(&fbc_catalog::tables::Tables::detached(model)).expect("indexable");
     let mut bytes = built.to_bytes();
     let mut data = DataSection::default();
     let _ = built.to_message(&mut data);
@@ -49,7 +50,7 @@ fn the_data_section_comes_last_and_tables_do_not_read_it() {
     // Blank the data: the tables still decode, every chunk now reads zeros.
     let start = bytes.len() - data_len;
     bytes[start..].fill(0);
-    let blanked = Index::from_bytes(bytes.into()).expect("tables intact");
+    let blanked = RegistryView::from_bytes(bytes.into()).expect("tables intact");
     assert_eq!(blanked.stats(), built.stats());
     assert!(
         blanked

@@ -1,6 +1,6 @@
 //! Tables → the `api.Registry` view: every reply encoded once.
 //!
-//! In: a catalog's [`Tables`]. Out: an [`Index`], built in steps: bundle bodies
+//! In: a catalog's [`Tables`]. Out: an [`RegistryView`], built in steps: bundle bodies
 //! (on every core), copies in ListBundles order with the package replies beside the
 //! replace and provide answers (on a second thread), the latest and default
 //! providers, custom-schema Structs, and the counts.
@@ -19,11 +19,11 @@ type CopyOrder<'a> = [CopyKey<'a>];
 /// Each copy's index by (package, channel, entry) index.
 type CopyIndex = HashMap<(usize, usize, usize), u32>;
 
-impl Index {
+impl RegistryView {
     /// Builds the index (the `api.Registry` view) of a catalog's tables.
-    pub fn build(catalog: &Tables) -> Result<Index, Vec<IndexError>> {
+    pub fn build(catalog: &Tables) -> Result<RegistryView, Vec<RegistryViewError>> {
         let packages = catalog.packages();
-        let mut ix = Index::default();
+        let mut ix = RegistryView::default();
         let body_of = ix.add_bodies(packages)?;
         let order = copy_order(packages);
         let copy_of = ix.add_copies_and_packages(packages, &order, &body_of)?;
@@ -39,7 +39,7 @@ impl Index {
     fn add_bodies<'a>(
         &mut self,
         packages: &'a [model::Package],
-    ) -> Result<HashMap<(usize, &'a str), u32>, Vec<IndexError>> {
+    ) -> Result<HashMap<(usize, &'a str), u32>, Vec<RegistryViewError>> {
         let parts: Vec<Result<csv::PackageParts, String>> =
             packages.iter().map(csv::PackageParts::new).collect();
         type BodyInput<'a> = (
@@ -76,7 +76,7 @@ impl Index {
                         body_of.insert((pi, bundle.name.as_str()), self.bodies.len() as u32);
                         self.bodies.push(body);
                     }
-                    Err(message) => errors.push(IndexError {
+                    Err(message) => errors.push(RegistryViewError {
                         location: (&bundle.origin).into(),
                         package: package.name.clone(),
                         bundle: bundle.name.clone(),
@@ -100,7 +100,7 @@ impl Index {
         packages: &[model::Package],
         order: &CopyOrder,
         body_of: &HashMap<(usize, &str), u32>,
-    ) -> Result<CopyIndex, Vec<IndexError>> {
+    ) -> Result<CopyIndex, Vec<RegistryViewError>> {
         let (copy_of, side) = std::thread::scope(|scope| {
             let side = std::thread::Builder::new()
                 .spawn_scoped(scope, || replace_and_provide(packages, order));
@@ -125,7 +125,7 @@ impl Index {
                     .map(|s| s.to_string())
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_default();
-                Err(vec![IndexError {
+                Err(vec![RegistryViewError {
                     location: fbc_catalog::diagnostic::Location::default(),
                     package: String::new(),
                     bundle: String::new(),
@@ -206,14 +206,14 @@ impl Index {
                 let replacement = replacement_table(self, channel, &copies);
                 channels.insert(
                     channel.name.clone(),
-                    ChannelIndex {
+                    ChannelReplies {
                         copies,
                         head,
                         replacement,
                     },
                 );
             }
-            self.packages.push(PackageIndex {
+            self.packages.push(PackageReplies {
                 name: package.name.clone(),
                 reply,
                 default_channel: package.default_channel.clone(),
@@ -285,7 +285,7 @@ impl Index {
             // custom blobs are few and small: parsed back from their normalised JSON
             let value: serde_json::Value =
                 serde_json::from_slice(&blob.json).unwrap_or(serde_json::Value::Null);
-            let s = crate::index::structs::to_struct(&value);
+            let s = crate::views::registry::structs::to_struct(&value);
             self.custom
                 .entry((blob.schema.clone(), blob.package.clone()))
                 .or_default()
@@ -432,7 +432,7 @@ fn replace_and_provide(packages: &[model::Package], order: &CopyOrder) -> Replac
 }
 
 fn replacement_table(
-    ix: &Index,
+    ix: &RegistryView,
     channel: &model::Channel,
     copies: &HashMap<String, u32>,
 ) -> HashMap<String, u32> {

@@ -1,13 +1,13 @@
 //! Directory → index in one call: load, validate, index.
 //!
-//! In: a catalog root and [`LoadOptions`]. Out: a [`LoadedCatalog`] (the [`Index`]
+//! In: a catalog root and [`LoadOptions`]. Out: a [`LoadedCatalog`] (the [`RegistryView`]
 //! and a [`LoadReport`] of counts, timings and warnings), or every problem found as
 //! [`Diagnostic`]s in a stable order.
 //!
-//! A load has no deadline of its own: callers set one (see [`crate::deadline`]) and
+//! A load has no deadline of its own: callers set one (see [`crate::snapshot::deadline`]) and
 //! report a miss with [`timeout_diagnostic`].
 
-use crate::index::{Index, Stats};
+use crate::views::registry::{RegistryView, Stats};
 use fbc_catalog::diagnostic::{Diagnostic, Kind, Location};
 pub use fbc_catalog::load::LoadOptions;
 use fbc_catalog::source::CatalogDigest;
@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 pub struct LoadedCatalog {
     /// The typed tables every view reads.
-    pub tables: crate::index::SnapshotTables,
+    pub tables: crate::views::registry::SnapshotTables,
     /// The `api.Registry` view: every reply pre-encoded.
-    pub index: Index,
+    pub registry: RegistryView,
     /// Counts, timings and warnings.
     pub report: LoadReport,
 }
@@ -81,7 +81,7 @@ pub fn load(root: &Path, options: &LoadOptions) -> Result<LoadedCatalog, Vec<Dia
         loaded.validate,
     );
     let tables = loaded.tables(root, options.limits);
-    let index = Index::build(&tables).map_err(|errors| {
+    let index = RegistryView::build(&tables).map_err(|errors| {
         errors
             .into_iter()
             .map(|e| {
@@ -104,8 +104,8 @@ pub fn load(root: &Path, options: &LoadOptions) -> Result<LoadedCatalog, Vec<Dia
         warnings,
     };
     Ok(LoadedCatalog {
-        tables: crate::index::SnapshotTables::built(tables),
-        index,
+        tables: crate::views::registry::SnapshotTables::built(tables),
+        registry: index,
         report,
     })
 }
@@ -123,7 +123,7 @@ pub fn timeout_diagnostic(root: &Path, timeout: Duration) -> Diagnostic {
 }
 
 /// Warnings for replies too large for Go clients' default receive limit.
-pub fn oversize_warnings(index: &Index) -> Vec<String> {
+pub fn oversize_warnings(index: &RegistryView) -> Vec<String> {
     index
         .oversize_replies()
         .iter()

@@ -15,10 +15,10 @@
 //! ([`MAX_REFLECTION_CALLS`]). Each call ends with one debug line: method, status,
 //! elapsed time (the method is copied only when debug logging is on).
 
-use super::budget::{Budget, Class};
-use super::conn::{ConnInfo, ConnState, StallClock};
-use super::limits::{MAX_HEALTH_CALLS_PER_CONNECTION, MAX_REFLECTION_CALLS};
 use super::request::RequestBody;
+use crate::transport::budget::{Budget, Class};
+use crate::transport::conn::{ConnInfo, ConnState, StallClock};
+use crate::transport::limits::{MAX_HEALTH_CALLS_PER_CONNECTION, MAX_REFLECTION_CALLS};
 use bytes::{Buf, Bytes};
 use http_body::{Body, Frame, SizeHint};
 use std::future::Future;

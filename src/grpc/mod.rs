@@ -15,64 +15,41 @@
 //!
 //! | module | in → out |
 //! |---|---|
-//! | [`limits`] | flags → [`TransportLimits`], the memory bound, the fd limit |
-//! | [`conn`] | accepted stream → IO wrapper with shared state and a kill switch |
-//! | [`registry`] | live connections → evictions and timeout kills (the reaper) |
-//! | [`budget`] | the server-wide counters: reply bytes waiting on slow clients, calls per pool |
 //! | [`admission`] | requests → admitted calls with counted replies, or RESOURCE_EXHAUSTED |
 //! | [`request`] | request bodies → the same, or a status once a prefix is too large |
+//! | [`registry`] | `api.Registry` / `api.ExperimentalRegistry` calls → pre-encoded replies from the snapshot |
+//! | [`graph`] | `fbc.v1.Graph` calls → answers from the snapshot's tables (shared with the CLI and HTTP) |
+//! | [`health`] | `grpc.health.v1` → SERVING / NOT_SERVING |
+//! | [`wire`] | the codec that writes pre-encoded replies as they are |
+//!
+//! The connection handling under it (listeners, the connection list, budgets,
+//! TLS) is [`crate::transport`]'s, shared with the HTTP server.
 
 pub mod admission;
-pub mod budget;
-pub mod conn;
-pub mod limits;
+pub mod graph;
+pub mod health;
 pub mod registry;
 pub mod request;
-pub mod served_io;
+pub mod wire;
 
-pub use limits::{MAX_REQUEST_BYTES, TransportLimits};
-
-use crate::service::graph::{Graph, GraphServer};
-use crate::service::health::{Health, HealthServer};
-use crate::service::{Experimental, ExperimentalRegistryServer, Registry, RegistryServer};
 use crate::snapshot::Catalog;
+use crate::transport::accept::{
+    ACCEPT_BACKOFF_MAX, ACCEPT_BACKOFF_MIN, accept_failed, configure, peer_of,
+};
+use crate::transport::budget::Budget;
+use crate::transport::connections::Connections;
+use crate::transport::limits::{self, TransportLimits};
+use crate::transport::served_io::ServedIo;
 use admission::AdmissionLayer;
-use budget::Budget;
-use registry::Registry as Connections;
-use served_io::ServedIo;
+use graph::{Graph, GraphServer};
+use health::{Health, HealthServer};
+use registry::{Experimental, ExperimentalRegistryServer, Registry, RegistryServer};
 use std::future::Future;
-use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
-
-/// Binds `port` on all interfaces: dual-stack `[::]` (IPv4-mapped addresses on),
-/// falling back to `0.0.0.0` where IPv6 is unavailable, like Go's `net.Listen(":port")`.
-pub fn bind_all_interfaces(port: u16) -> std::io::Result<TcpListener> {
-    use socket2::{Domain, Protocol, Socket, Type};
-    let dual = (|| -> std::io::Result<std::net::TcpListener> {
-        let socket = Socket::new(Domain::IPV6, Type::STREAM, Some(Protocol::TCP))?;
-        socket.set_only_v6(false)?;
-        socket.set_reuse_address(true)?;
-        socket.bind(&SocketAddr::from((Ipv6Addr::UNSPECIFIED, port)).into())?;
-        socket.listen(1024)?;
-        Ok(socket.into())
-    })();
-    let std_listener = match dual {
-        Ok(l) => l,
-        Err(_) => {
-            let socket = Socket::new(Domain::IPV4, Type::STREAM, Some(Protocol::TCP))?;
-            socket.set_reuse_address(true)?;
-            socket.bind(&SocketAddr::from((Ipv4Addr::UNSPECIFIED, port)).into())?;
-            socket.listen(1024)?;
-            socket.into()
-        }
-    };
-    std_listener.set_nonblocking(true)?;
-    TcpListener::from_std(std_listener)
-}
 
 /// Serves every service on `listener` until `shutdown` resolves; then stops
 /// accepting, gives calls in flight `limits.shutdown_grace`, and closes every
@@ -81,7 +58,7 @@ pub async fn serve(
     listener: TcpListener,
     catalog: Catalog,
     limits: TransportLimits,
-    tls: Option<Arc<crate::tls::Tls>>,
+    tls: Option<Arc<crate::transport::tls::Tls>>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
     log_limits(&catalog, &limits);
@@ -188,23 +165,18 @@ fn incoming(
     listener: TcpListener,
     connections: Arc<Connections>,
     limits: TransportLimits,
-    tls: Option<Arc<crate::tls::Tls>>,
+    tls: Option<Arc<crate::transport::tls::Tls>>,
 ) -> ReceiverStream<std::io::Result<ServedIo>> {
     let (tx, rx) = mpsc::channel(1);
     tokio::spawn(accept_loop(listener, connections, limits, tls, tx));
     ReceiverStream::new(rx)
 }
 
-/// The first pause after a failed accept; it doubles with each failure in a row.
-pub const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(5);
-/// The longest pause after failed accepts.
-pub const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
-
 async fn accept_loop(
     listener: TcpListener,
     connections: Arc<Connections>,
     limits: TransportLimits,
-    tls: Option<Arc<crate::tls::Tls>>,
+    tls: Option<Arc<crate::transport::tls::Tls>>,
     tx: mpsc::Sender<std::io::Result<ServedIo>>,
 ) {
     let mut backoff = ACCEPT_BACKOFF_MIN;
@@ -244,7 +216,7 @@ async fn accept_loop(
             continue;
         };
         // The handshake runs on its own task: a slow client holds no accept.
-        let acceptor = tls.acceptor(crate::tls::Protocol::Grpc);
+        let acceptor = tls.acceptor(crate::transport::tls::Protocol::Grpc);
         let (tx, timeout) = (tx.clone(), limits.handshake_timeout);
         tokio::spawn(async move {
             if let Some(io) = ServedIo::accept(io, Some(acceptor), timeout).await {
@@ -254,61 +226,14 @@ async fn accept_loop(
     }
 }
 
-/// Logs a failed accept; out of descriptors (or memory), frees one by eviction.
-pub fn accept_failed(error: &std::io::Error, connections: &Connections) {
-    if !out_of_resources(error) {
-        tracing::debug!(%error, "accept failed");
-        return;
-    }
-    let victim = connections.evict_one();
-    tracing::warn!(
-        %error,
-        evicted = %victim.as_deref().map(peer_of).unwrap_or_default(),
-        "cannot accept a connection: closed the connection inactive longest and backing off"
-    );
-}
-
-fn peer_of(conn: &conn::ConnState) -> String {
-    conn.peer.map(|p| p.to_string()).unwrap_or_default()
-}
-
-#[cfg(target_os = "linux")]
-fn out_of_resources(error: &std::io::Error) -> bool {
-    matches!(
-        error.raw_os_error(),
-        Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
-    )
-}
-
-#[cfg(not(target_os = "linux"))]
-fn out_of_resources(error: &std::io::Error) -> bool {
-    error.raw_os_error().is_some()
-}
-
-/// Nagle off (as Go does: small unary replies are not held back waiting for an
-/// ACK) and TCP keepalive on, so a peer that vanished is found.
-pub fn configure(stream: &TcpStream, limits: &TransportLimits) {
-    let _ = stream.set_nodelay(true);
-    let Some(idle) = limits.keepalive() else {
-        return;
-    };
-    let probe = (limits.keepalive_timeout / 3).max(Duration::from_secs(1));
-    let keepalive = socket2::TcpKeepalive::new()
-        .with_time(idle)
-        .with_interval(probe);
-    #[cfg(target_os = "linux")]
-    let keepalive = keepalive.with_retries(3);
-    let _ = socket2::SockRef::from(stream).set_tcp_keepalive(&keepalive);
-}
-
 /// Logs the limits in force and the worst-case memory they allow (see
 /// [`TransportLimits`]).
 fn log_limits(catalog: &Catalog, limits: &TransportLimits) {
     let largest_reply = catalog
         .load()
-        .and_then(|s| s.index.oversize_replies().iter().map(|o| o.bytes).max())
+        .and_then(|s| s.registry.oversize_replies().iter().map(|o| o.bytes).max())
         .unwrap_or(0)
-        .max(crate::index::GO_CLIENT_MAX_RECEIVE) as u64;
+        .max(crate::views::registry::GO_CLIENT_MAX_RECEIVE) as u64;
     tracing::debug!(
         max_connections = limits.max_connections,
         max_inflight_calls = limits.max_inflight_calls,

@@ -4,7 +4,7 @@
 //! In: counts added and taken back by connections, reply bodies and
 //! admission. Out: the current totals, and reservations that fit the limit.
 //! A leaf of the server: connections ([`super::conn`]), request bodies
-//! ([`super::request`]) and admission ([`super::admission`]) all count here.
+//! ([`crate::grpc::request`]) and admission ([`crate::grpc::admission`]) all count here.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -42,7 +42,7 @@ impl Budget {
     }
 
     /// The counter of `class`'s calls (health checks have none here).
-    pub(super) fn pool(&self, class: Class) -> Option<&AtomicUsize> {
+    pub(crate) fn pool(&self, class: Class) -> Option<&AtomicUsize> {
         match class {
             Class::Counted => Some(&self.calls),
             Class::Reflection => Some(&self.reflection_calls),

@@ -5,7 +5,7 @@
 //! printed by their names (`REACHED_HEAD`, `replaces`), empty fields left out.
 
 use crate::fbc_v1 as pb;
-use crate::service::graph::convert;
+use crate::views::graph::convert;
 use serde_json::{Value, json};
 
 /// `replaces`, `skips`, `skipRange`, `sameVersion` (as the catalog spells them).

@@ -25,7 +25,7 @@ pub mod raw;
 pub mod response;
 pub mod types;
 
-use crate::http_view::HttpView;
+use crate::views::catalogd::HttpView;
 use exec::Exec;
 use fbc_catalog::catalogd::schema::CatalogSchema;
 use raw::RawObject;

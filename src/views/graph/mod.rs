@@ -1,0 +1,9 @@
+//! `fbc.v1` graph answers as data: converted from the library's types and
+//! rendered as the JSON (and text) the CLI prints and the HTTP API serves.
+//!
+//! In: the library's graph results, or `fbc.v1` replies. Out: `fbc.v1` messages,
+//! or `serde_json` values and text. The answering itself is
+//! [`crate::grpc::graph::answer`]'s.
+
+pub mod convert;
+pub mod json;

@@ -1,0 +1,16 @@
+//! The protocol views of a catalog: built once per snapshot, immutable, and
+//! free of any runtime (none of them imports tokio, tonic or hyper).
+//!
+//! | module | in → out |
+//! |---|---|
+//! | [`registry`] | model → the `api.Registry` view: immutable tables with pre-encoded replies |
+//! | [`catalogd`] | a snapshot's metas → catalogd's bytes (JSON Lines, gzip, validators), prepared once |
+//! | [`graphql`] | the model + a query → catalogd's GraphQL answers |
+//! | [`browser`] | tables → the catalog browser's pages (search, package, SVG graph) |
+//! | [`graph`] | graph results ↔ `fbc.v1` messages → JSON and text |
+
+pub mod browser;
+pub mod catalogd;
+pub mod graph;
+pub mod graphql;
+pub mod registry;

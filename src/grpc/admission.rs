@@ -5,7 +5,7 @@
 //! `max_inflight_calls` (`server busy: N calls in flight`) or while more than
 //! `max_buffered_reply_bytes` wait on slow clients — never a queue; otherwise the
 //! call, with its request body bounded ([`RequestBody`]) and its reply body counted
-//! (`ReplyBody`): every data frame handed to hyper counts against the [`Budget`]
+//! (a [`Watched`] body): every data frame handed to hyper counts against the [`Budget`]
 //! until its connection has written as many bytes, and starts the connection's stall
 //! clock until hyper asks for the next frame. Health checks and reflection are
 //! exempt from those caps, so probes answer however busy the registry is: health
@@ -17,10 +17,11 @@
 
 use super::request::RequestBody;
 use crate::transport::budget::{Budget, Class};
-use crate::transport::conn::{ConnInfo, ConnState, StallClock};
+use crate::transport::conn::{ConnInfo, ConnState};
 use crate::transport::limits::{MAX_HEALTH_CALLS_PER_CONNECTION, MAX_REFLECTION_CALLS};
+use crate::transport::watched::{ConnCall, Watch, Watched};
 use bytes::{Buf, Bytes};
-use http_body::{Body, Frame, SizeHint};
+use http_body::{Body, Frame};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -187,7 +188,8 @@ where
             }
         };
         let metric = crate::metrics::call_started(request.uri().path());
-        let mut guard = CallGuard::new(permit, conn.clone(), method, metric, start);
+        let on_conn = conn.clone().map(ConnCall::start);
+        let mut guard = CallGuard::new(permit, method, metric, start);
         let budget = self.budget.clone();
         let awaits_message = class != Class::Reflection;
         let request = request.map(|body| {
@@ -197,15 +199,15 @@ where
         Box::pin(async move {
             let response = call.await?;
             guard.note_status(response.headers());
-            Ok(response.map(|body| tonic::body::Body::new(ReplyBody::new(body, guard))))
+            Ok(response.map(|body| tonic::body::Body::new(Watched::new(body, on_conn, guard))))
         })
     }
 }
 
-/// One admitted call, from admission until its reply ends or is dropped.
+/// One admitted call, from admission until its reply ends or is dropped: its
+/// permit, its metrics and its debug line; the reply body's [`Watch`].
 struct CallGuard {
     _permit: Permit,
-    conn: Option<Arc<ConnState>>,
     /// Only with debug logging: the method.
     log: Option<String>,
     /// The method's metrics label.
@@ -216,19 +218,9 @@ struct CallGuard {
 }
 
 impl CallGuard {
-    fn new(
-        permit: Permit,
-        conn: Option<Arc<ConnState>>,
-        method: Option<String>,
-        metric: &'static str,
-        start: Instant,
-    ) -> Self {
-        if let Some(conn) = &conn {
-            conn.call_started();
-        }
+    fn new(permit: Permit, method: Option<String>, metric: &'static str, start: Instant) -> Self {
         CallGuard {
             _permit: permit,
-            conn,
             log: method,
             metric,
             status: None,
@@ -244,11 +236,32 @@ impl CallGuard {
     }
 }
 
+/// Reply bytes count against the budget until written; the status comes from
+/// the trailers; errors pass through unchanged (see [`crate::transport::watched`]).
+impl<E> Watch<E> for CallGuard {
+    type Error = E;
+
+    fn check(&mut self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn frame(&mut self, frame: &Frame<Bytes>, conn: Option<&ConnState>) {
+        if let Some(data) = frame.data_ref() {
+            if let Some(conn) = conn {
+                conn.handed(data.remaining());
+            }
+        } else if let Some(trailers) = frame.trailers_ref() {
+            self.note_status(trailers);
+        }
+    }
+
+    fn error(&mut self, error: E) -> E {
+        error
+    }
+}
+
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        if let Some(conn) = &self.conn {
-            conn.call_ended();
-        }
         let elapsed = self.start.elapsed();
         crate::metrics::call_ended(self.metric, self.status, elapsed);
         if let Some(method) = &self.log {
@@ -261,73 +274,6 @@ impl Drop for CallGuard {
                     tracing::debug!(grpc.method = %method, grpc.status = "none (reply dropped)", elapsed_us, "call")
                 }
             }
-        }
-    }
-}
-
-/// A reply body whose frames are counted and whose waits on hyper are clocked.
-struct ReplyBody<B> {
-    inner: B,
-    guard: CallGuard,
-    clock: Option<Arc<StallClock>>,
-}
-
-impl<B> ReplyBody<B> {
-    fn new(inner: B, guard: CallGuard) -> Self {
-        let clock = guard.conn.as_ref().map(|c| c.watch());
-        ReplyBody {
-            inner,
-            guard,
-            clock,
-        }
-    }
-}
-
-impl<B> Body for ReplyBody<B>
-where
-    B: Body<Data = Bytes> + Unpin,
-{
-    type Data = Bytes;
-    type Error = B::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
-        let this = self.get_mut();
-        // hyper asks for more: whatever it had is on its way
-        if let Some(clock) = &this.clock {
-            clock.stop();
-        }
-        let polled = Pin::new(&mut this.inner).poll_frame(cx);
-        if let Poll::Ready(Some(Ok(frame))) = &polled {
-            if let Some(data) = frame.data_ref() {
-                if let Some(conn) = &this.guard.conn {
-                    conn.handed(data.remaining());
-                }
-                if let Some(clock) = &this.clock {
-                    clock.start();
-                }
-            } else if let Some(trailers) = frame.trailers_ref() {
-                this.guard.note_status(trailers);
-            }
-        }
-        polled
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
-    }
-}
-
-impl<B> Drop for ReplyBody<B> {
-    fn drop(&mut self) {
-        if let (Some(conn), Some(clock)) = (&self.guard.conn, &self.clock) {
-            conn.unwatch(clock);
         }
     }
 }

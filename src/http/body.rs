@@ -2,19 +2,16 @@
 //!
 //! In: a body's parts (zero-copy slices of a snapshot's buffers). Out:
 //! [`PartsBody`], which hands hyper frames of at most [`FRAME_BYTES`], and
-//! [`Tracked`], which wraps any response body of a connection: it counts the
-//! request as a call in progress until the body is done (so the idle timeout
-//! spares it), runs a stall clock from each frame handed to hyper until hyper
-//! asks for the next (so the reaper closes a connection whose client stopped
-//! reading), and fails the body once the whole answer has taken longer than the
-//! write timeout.
+//! [`Tracked`], the transport's [`Watched`] body (a call of its connection,
+//! watched for stalls) with HTTP's [`WriteDeadline`]: the body fails once the
+//! whole answer has taken longer than the write timeout.
 
-use crate::transport::conn::{ConnState, StallClock};
+use crate::transport::conn::ConnState;
+use crate::transport::watched::{Watch, Watched};
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use std::collections::VecDeque;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -91,83 +88,30 @@ impl Body for PartsBody {
     }
 }
 
-/// A request in progress on its connection: counted from the request's arrival
-/// until dropped (with the handler, or with the body that answers it).
-pub struct CallGuard(Arc<ConnState>);
+/// HTTP's part of a [`Watched`] answer: the whole answer must be written before
+/// the write timeout, and the inner body's error becomes a [`BodyError`].
+#[derive(Debug)]
+pub struct WriteDeadline(pub Instant);
 
-impl CallGuard {
-    /// Counts a call on `conn`.
-    pub fn start(conn: Arc<ConnState>) -> Self {
-        conn.call_started();
-        CallGuard(conn)
-    }
-}
-
-impl Drop for CallGuard {
-    fn drop(&mut self) {
-        self.0.call_ended();
-    }
-}
-
-/// A response body counted as a call of its connection (see the module docs).
-pub struct Tracked<B> {
-    inner: B,
-    call: CallGuard,
-    clock: Arc<StallClock>,
-    deadline: Instant,
-}
-
-impl<B> Tracked<B> {
-    /// Watches `inner` as the answer of `call`, failing it at `deadline`.
-    pub fn new(inner: B, call: CallGuard, deadline: Instant) -> Self {
-        let clock = call.0.watch();
-        Tracked {
-            inner,
-            call,
-            clock,
-            deadline,
-        }
-    }
-}
-
-impl<B> Drop for Tracked<B> {
-    fn drop(&mut self) {
-        self.call.0.unwatch(&self.clock);
-    }
-}
-
-impl<B> Body for Tracked<B>
-where
-    B: Body<Data = Bytes> + Unpin,
-    B::Error: std::fmt::Display,
-{
-    type Data = Bytes;
+impl<E: std::fmt::Display> Watch<E> for WriteDeadline {
     type Error = BodyError;
 
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, BodyError>>> {
-        let this = self.get_mut();
-        this.clock.stop();
-        if Instant::now() >= this.deadline {
-            return Poll::Ready(Some(Err(BodyError::WriteTimeout)));
+    fn check(&mut self) -> Result<(), BodyError> {
+        if Instant::now() >= self.0 {
+            return Err(BodyError::WriteTimeout);
         }
-        let polled = Pin::new(&mut this.inner).poll_frame(cx);
-        if let Poll::Ready(Some(Ok(_))) = &polled {
-            this.clock.start();
-        }
-        polled.map(|f| f.map(|r| r.map_err(|e| BodyError::Inner(e.to_string()))))
+        Ok(())
     }
 
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
+    fn frame(&mut self, _: &Frame<Bytes>, _: Option<&ConnState>) {}
 
-    fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
+    fn error(&mut self, error: E) -> BodyError {
+        BodyError::Inner(error.to_string())
     }
 }
+
+/// A response body of a connection, watched (see the module docs).
+pub type Tracked<B> = Watched<B, WriteDeadline>;
 
 #[cfg(test)]
 mod tests {

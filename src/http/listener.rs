@@ -10,13 +10,14 @@
 //! time); bodies are never read except by routes that take one, under their caps.
 
 use super::HttpLimits;
-use super::body::{CallGuard, Tracked};
+use super::body::{Tracked, WriteDeadline};
 use super::canned::{SECURITY_HEADERS, SecureCanned};
 use crate::transport::accept::{ACCEPT_BACKOFF_MAX, ACCEPT_BACKOFF_MIN, accept_failed, configure};
 use crate::transport::budget::Budget;
 use crate::transport::connections::Connections;
 use crate::transport::limits::TransportLimits;
 use crate::transport::served_io::ServedIo;
+use crate::transport::watched::ConnCall;
 use axum::Router;
 use http::{HeaderValue, Request, header};
 use hyper::body::Incoming;
@@ -116,14 +117,16 @@ async fn connection(
     let io = SecureCanned::new(io, state.clone());
     let write_timeout = limits.write_timeout;
     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
-        let call = CallGuard::start(state.clone());
+        let call = ConnCall::start(state.clone());
         let deadline = Instant::now() + write_timeout;
         let mut router = router.clone();
         async move {
             let request = request.map(axum::body::Body::new);
             let Ok(mut response) = tower::Service::call(&mut router, request).await;
             secure(response.headers_mut());
-            Ok::<_, Infallible>(response.map(|body| Tracked::new(body, call, deadline)))
+            Ok::<_, Infallible>(
+                response.map(|body| Tracked::new(body, Some(call), WriteDeadline(deadline))),
+            )
         }
     });
     let mut builder = hyper::server::conn::http1::Builder::new();

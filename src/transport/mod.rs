@@ -14,6 +14,7 @@
 //! | [`connections`] | live connections → evictions and timeout kills (the reaper) |
 //! | [`budget`] | the server-wide counters: reply bytes waiting on slow clients, calls per pool |
 //! | [`served_io`] | a tracked connection → the IO a protocol server reads and writes |
+//! | [`watched`] | a reply body + its call → a body counted as a call of its connection and watched for stalls |
 //! | [`tls`] | certificate files → TLS acceptors, reloaded when the files change |
 
 pub mod accept;
@@ -23,6 +24,7 @@ pub mod connections;
 pub mod limits;
 pub mod served_io;
 pub mod tls;
+pub mod watched;
 
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use tokio::net::TcpListener;

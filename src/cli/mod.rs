@@ -5,11 +5,11 @@
 //! `-p 50051`, bare booleans and `--bool=false` all work). The graph commands
 //! (`range check`, `successors`, `upgrade-path`, `graph`, `lint`) live in [`graph`].
 
-pub mod args;
-pub mod graph;
-pub mod probe;
-pub mod resolve;
-pub mod values;
+pub(crate) mod args;
+pub(crate) mod graph;
+pub(crate) mod probe;
+pub(crate) mod resolve;
+pub(crate) mod values;
 
 pub use args::{Cli, Command, LogFormat, Output, ServeArgs, ValidateArgs};
 pub use values::{LimitArgs, parse_duration, parse_size};

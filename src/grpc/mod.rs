@@ -25,11 +25,11 @@
 //! The connection handling under it (listeners, the connection list, budgets,
 //! TLS) is [`crate::transport`]'s, shared with the HTTP server.
 
-pub mod admission;
+pub(crate) mod admission;
 pub mod graph;
-pub mod health;
-pub mod registry;
-pub mod request;
+pub(crate) mod health;
+pub(crate) mod registry;
+pub(crate) mod request;
 pub mod wire;
 
 use crate::snapshot::Catalog;

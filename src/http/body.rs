@@ -52,7 +52,8 @@ impl PartsBody {
         PartsBody::default()
     }
 
-    /// The bytes, joined (tests and small bodies).
+    /// The bytes, joined.
+    #[cfg(test)]
     pub fn to_vec(&self) -> Vec<u8> {
         self.parts.iter().flat_map(|p| p.iter().copied()).collect()
     }

@@ -28,24 +28,24 @@
 //! | [`errors`] | status + message → Go's `http.Error` answer |
 //! | [`body`] | prepared parts → bounded frames; calls counted, stalls clocked |
 
-pub mod body;
-pub mod browser;
-pub mod canned;
-pub mod catalogd;
-pub mod conditional;
-pub mod content;
-pub mod encoding;
-pub mod errors;
-pub mod goquery;
-pub mod gotime;
-pub mod graph;
-pub mod graphql;
-pub mod icons;
-pub mod listener;
-pub mod metrics;
-pub mod range;
-pub mod routes;
-pub mod workers;
+pub(crate) mod body;
+pub(crate) mod browser;
+pub(crate) mod canned;
+pub(crate) mod catalogd;
+pub(crate) mod conditional;
+pub(crate) mod content;
+pub(crate) mod encoding;
+pub(crate) mod errors;
+pub(crate) mod goquery;
+pub(crate) mod gotime;
+pub(crate) mod graph;
+pub(crate) mod graphql;
+pub(crate) mod icons;
+pub(crate) mod listener;
+pub(crate) mod metrics;
+pub(crate) mod range;
+pub(crate) mod routes;
+pub(crate) mod workers;
 
 use crate::snapshot::Catalog;
 use std::future::Future;

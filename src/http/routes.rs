@@ -20,7 +20,7 @@ use std::future::Future;
 use std::sync::LazyLock;
 
 /// Every route template of the HTTP listeners.
-pub mod paths {
+pub(crate) mod paths {
     /// catalogd's `/all`.
     pub const ALL: &str = "/catalogs/{catalog}/api/v1/all";
     /// catalogd's `/metas`.

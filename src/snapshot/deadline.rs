@@ -54,14 +54,12 @@ impl Drop for Watchdog {
 #[derive(Debug)]
 pub struct Overdue {
     thread: std::thread::JoinHandle<()>,
-    /// The deadline it missed.
-    pub timeout: Duration,
 }
 
 impl Overdue {
-    /// A thread that missed a deadline of `timeout`.
-    pub fn new(thread: std::thread::JoinHandle<()>, timeout: Duration) -> Self {
-        Overdue { thread, timeout }
+    /// A thread that missed its deadline.
+    pub fn new(thread: std::thread::JoinHandle<()>) -> Self {
+        Overdue { thread }
     }
 
     /// Whether the thread has ended since.

@@ -14,7 +14,7 @@
 //! | this module | a loaded catalog → the published, atomically swapped [`Snapshot`] |
 
 pub mod cache;
-pub mod deadline;
+pub(crate) mod deadline;
 pub mod load;
 pub mod reload;
 

@@ -252,7 +252,7 @@ async fn rebuild(config: &ReloadConfig) -> Result<LoadedCatalog, RebuildFailure>
         Ok(Err(_)) => Err(internal("the reload thread failed (it panicked)".into())),
         Err(_) => Err(RebuildFailure {
             diagnostics: vec![load::timeout_diagnostic(&config.root, config.load_timeout)],
-            overdue: Some(Overdue::new(thread, config.load_timeout)),
+            overdue: Some(Overdue::new(thread)),
         }),
     }
 }

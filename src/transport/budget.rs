@@ -65,11 +65,6 @@ impl Budget {
         self.used.load(Ordering::Acquire)
     }
 
-    /// Registry calls in flight now.
-    pub fn calls(&self) -> usize {
-        self.calls.load(Ordering::Acquire)
-    }
-
     /// Counts `n` more bytes.
     pub fn add(&self, n: usize) {
         self.used.fetch_add(n, Ordering::AcqRel);

@@ -171,6 +171,7 @@ impl ConnState {
     }
 
     /// Reply bytes handed to hyper and not yet written.
+    #[cfg(test)]
     pub fn unsent(&self) -> usize {
         self.unsent.load(Ordering::Relaxed) & !CLOSED
     }

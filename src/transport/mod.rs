@@ -17,14 +17,14 @@
 //! | [`watched`] | a reply body + its call → a body counted as a call of its connection and watched for stalls |
 //! | [`tls`] | certificate files → TLS acceptors, reloaded when the files change |
 
-pub mod accept;
-pub mod budget;
-pub mod conn;
-pub mod connections;
+pub(crate) mod accept;
+pub(crate) mod budget;
+pub(crate) mod conn;
+pub(crate) mod connections;
 pub mod limits;
-pub mod served_io;
+pub(crate) mod served_io;
 pub mod tls;
-pub mod watched;
+pub(crate) mod watched;
 
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use tokio::net::TcpListener;

@@ -34,11 +34,6 @@ impl ConnCall {
         conn.call_started();
         ConnCall(conn)
     }
-
-    /// The connection the call is on.
-    pub fn conn(&self) -> &Arc<ConnState> {
-        &self.0
-    }
 }
 
 impl Drop for ConnCall {

@@ -9,8 +9,8 @@
 //! | [`browser`] | tables → the catalog browser's pages (search, package, SVG graph) |
 //! | [`graph`] | graph results ↔ `fbc.v1` messages → JSON and text |
 
-pub mod browser;
-pub mod catalogd;
-pub mod graph;
-pub mod graphql;
+pub(crate) mod browser;
+pub(crate) mod catalogd;
+pub(crate) mod graph;
+pub(crate) mod graphql;
 pub mod registry;

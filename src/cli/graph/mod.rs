@@ -5,8 +5,8 @@
 //! warnings under `--deny-warnings`); 1 for errors (a catalog that does not
 //! validate, an unknown name, a server that cannot be reached).
 
-pub mod args;
-pub mod source;
+pub(crate) mod args;
+pub(crate) mod source;
 
 use crate::views::graph::json;
 

@@ -9,7 +9,7 @@
 //! `flag` package) for a flag its parser rejects, which reads as a connection
 //! failure; here every argument error exits 1.
 
-pub mod flags;
+pub(crate) mod flags;
 mod insecure;
 
 use flags::{Parsed, ProbeOptions};
@@ -20,7 +20,7 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
 /// Exit codes, grpc_health_probe's.
-pub mod status {
+pub(crate) mod status {
     /// Bad arguments.
     pub const INVALID_ARGUMENTS: u8 = 1;
     /// No connection.

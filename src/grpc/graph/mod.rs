@@ -11,7 +11,7 @@
 //! API serves, so both say the same.
 
 pub mod answer;
-pub mod resolve;
+pub(crate) mod resolve;
 
 use crate::fbc_v1 as pb;
 use crate::snapshot::{Catalog, Snapshot};

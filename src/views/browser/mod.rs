@@ -16,13 +16,13 @@
 //! | [`page`] | a package → its page |
 //! | [`assets`] | the stylesheet and script, under content-hashed names |
 
-pub mod assets;
-pub mod csv;
-pub mod home;
-pub mod html;
-pub mod markdown;
-pub mod page;
-pub mod svg;
+pub(crate) mod assets;
+pub(crate) mod csv;
+pub(crate) mod home;
+pub(crate) mod html;
+pub(crate) mod markdown;
+pub(crate) mod page;
+pub(crate) mod svg;
 
 use csv::Listing;
 use fbc_catalog::model::{Bundle, Package};

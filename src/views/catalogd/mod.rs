@@ -14,7 +14,7 @@
 //! |---|---|
 //! | [`gzip`] | pieces → per-piece deflate segments that join into one gzip |
 
-pub mod gzip;
+pub(crate) mod gzip;
 
 use bytes::Bytes;
 use fbc_catalog::source::CatalogDigest;
@@ -70,17 +70,6 @@ pub struct Selection {
     pub identity: Parts,
     /// The same, gzipped.
     pub gzip: Parts,
-}
-
-/// Exact-match filters of `/metas` (an empty or missing value matches all).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct MetaFilter<'a> {
-    /// `schema=`.
-    pub schema: Option<&'a str>,
-    /// `package=`.
-    pub package: Option<&'a str>,
-    /// `name=`.
-    pub name: Option<&'a str>,
 }
 
 /// catalogd's bytes of one snapshot (see the module docs).

@@ -5,5 +5,5 @@
 //! or `serde_json` values and text. The answering itself is
 //! [`crate::grpc::graph::answer`]'s.
 
-pub mod convert;
-pub mod json;
+pub(crate) mod convert;
+pub(crate) mod json;

@@ -17,13 +17,13 @@
 //! | [`messages`] | async-graphql's errors → graphql-go's words |
 //! | [`response`] | result → Go's `encoding/json` bytes |
 
-pub mod coerce;
-pub mod exec;
-pub mod limits;
-pub mod messages;
-pub mod raw;
-pub mod response;
-pub mod types;
+pub(crate) mod coerce;
+pub(crate) mod exec;
+pub(crate) mod limits;
+pub(crate) mod messages;
+pub(crate) mod raw;
+pub(crate) mod response;
+pub(crate) mod types;
 
 use crate::views::catalogd::HttpView;
 use exec::Exec;

@@ -299,6 +299,64 @@ fn the_runtime_check_catches_tokio_in_a_view() {
     );
 }
 
+/// Files that break the two test placements (inline `mod tests`, or
+/// `module/tests.rs` with its own submodules): a `#[path]` sibling or a
+/// `*_tests.rs` file name.
+fn misplaced_tests(src: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for m in crate_modules(src).iter().filter(|m| !m.inline) {
+        let name = m
+            .file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if name.ends_with("_tests.rs") {
+            found.push(format!("{}: a `_tests.rs` sibling", m.file.display()));
+        }
+        let text = std::fs::read_to_string(&m.file).unwrap_or_default();
+        if let Some(n) = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("#[path"))
+        {
+            found.push(format!(
+                "{}:{}: a `#[path]` module",
+                m.file.display(),
+                n + 1
+            ));
+        }
+    }
+    found
+}
+
+#[test]
+fn tests_sit_inline_or_in_the_module_folder() {
+    for src in ["src", "crates/fbc-catalog/src"] {
+        assert_none("misplaced tests", &misplaced_tests(&root().join(src)));
+    }
+}
+
+#[test]
+fn the_placement_check_catches_a_path_sibling() {
+    let dir = planted(&[
+        ("lib.rs", "pub mod views;\n"),
+        (
+            "views.rs",
+            "#[cfg(test)]\n#[path = \"views_tests.rs\"]\nmod tests;\n",
+        ),
+        ("views_tests.rs", "#[test]\nfn t() {}\n"),
+    ]);
+    let found = misplaced_tests(dir.path());
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found[0].contains("views.rs:2: a `#[path]` module"),
+        "{found:?}"
+    );
+    assert!(
+        found[1].contains("views_tests.rs: a `_tests.rs` sibling"),
+        "{found:?}"
+    );
+}
+
 #[test]
 fn test_code_keeps_the_same_rules() {
     let found: Vec<String> = CRATES

@@ -355,5 +355,4 @@ impl TransportArgs {
 }
 
 #[cfg(test)]
-#[path = "args_tests.rs"]
 mod tests;

@@ -194,5 +194,4 @@ pub fn trim(mut s: &[u8]) -> &[u8] {
 }
 
 #[cfg(test)]
-#[path = "conditional_tests.rs"]
 mod tests;

@@ -299,5 +299,4 @@ pub fn go_duration(text: &str) -> Option<Duration> {
 }
 
 #[cfg(test)]
-#[path = "flags_tests.rs"]
 mod tests;

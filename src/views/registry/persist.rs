@@ -384,5 +384,4 @@ impl RegistryView {
 }
 
 #[cfg(test)]
-#[path = "persist_tests.rs"]
 mod tests;

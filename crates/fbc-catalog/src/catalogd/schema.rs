@@ -264,5 +264,4 @@ pub fn root_field_name(schema: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "schema_tests.rs"]
 mod tests;

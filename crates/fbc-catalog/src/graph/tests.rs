@@ -1,12 +1,12 @@
 //! Graph tests: the seed documents' examples and OLM's rules, over catalogs
 //! written here. Fixture helpers in this file, one file per module below.
 
-mod export_tests;
-mod installed_tests;
-mod lint_tests;
-mod property_tests;
-mod successors_tests;
-mod upgrade_path_tests;
+mod export;
+mod installed;
+mod lint;
+mod property;
+mod successors;
+mod upgrade_path;
 
 use crate::tables::{Tables, testing};
 

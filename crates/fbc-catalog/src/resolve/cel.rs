@@ -217,11 +217,4 @@ fn go_float(f: f64) -> String {
 }
 
 #[cfg(test)]
-#[path = "cel_tests.rs"]
 mod tests;
-
-/// The checker's verdicts, asked through [`CelRule::compile`] as the resolver
-/// asks them (the checker itself names no rule type).
-#[cfg(test)]
-#[path = "cel_check_tests.rs"]
-mod check_tests;

@@ -430,5 +430,4 @@ fn did_you_mean<'a>(target: &str, names: impl IntoIterator<Item = &'a str>) -> S
 }
 
 #[cfg(test)]
-#[path = "explain_tests.rs"]
 mod tests;

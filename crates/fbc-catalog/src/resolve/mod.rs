@@ -104,6 +104,4 @@ fn outcome_of(
 }
 
 #[cfg(test)]
-mod property_tests;
-#[cfg(test)]
 mod tests;

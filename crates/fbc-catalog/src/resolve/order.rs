@@ -166,5 +166,4 @@ fn summary(entries: &[ChainEntry], chain: &[usize]) -> String {
 }
 
 #[cfg(test)]
-#[path = "order_tests.rs"]
 mod tests;

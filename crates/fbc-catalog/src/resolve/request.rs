@@ -293,5 +293,4 @@ fn installed(i: usize, csv: InstalledJson) -> Result<InstalledCsv, RequestError>
 }
 
 #[cfg(test)]
-#[path = "request_tests.rs"]
 mod tests;

@@ -2,6 +2,8 @@
 //! dependency and upgrade examples, with the answers the reference resolver
 //! (OLM v0.25, `../shared/peers/olm-oracle`) gives for them.
 
+mod property;
+
 use super::request::parse;
 use super::*;
 

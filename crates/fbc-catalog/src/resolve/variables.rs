@@ -335,5 +335,4 @@ impl Builder<'_> {
     }
 }
 
-#[path = "variables_subscription.rs"]
 mod subscription;

@@ -342,6 +342,3 @@ pub(crate) fn io_error(path: String, e: &std::io::Error) -> LoadError {
 
 #[cfg(test)]
 pub(crate) mod tests;
-
-#[cfg(test)]
-mod hostile_tests;

@@ -27,7 +27,6 @@ use saphyr_parser::{Event, Parser, ScalarStyle, Span};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
-#[path = "yaml_scalar.rs"]
 mod scalar;
 
 use scalar::key_to_string;
@@ -460,5 +459,4 @@ fn merge_into(map: &mut Map<String, Value>, merge: Value) -> Result<(), String> 
 }
 
 #[cfg(test)]
-#[path = "yaml_tests.rs"]
 mod tests;

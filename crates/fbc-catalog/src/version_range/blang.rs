@@ -437,12 +437,9 @@ fn expand_wildcards(group: &[String]) -> Result<Vec<String>, RangeError> {
 }
 
 #[cfg(test)]
-#[path = "blang_go_tests.rs"]
 mod go_tables;
 #[cfg(test)]
-#[path = "blang_oracle_tests.rs"]
 mod oracle_tables;
 
 #[cfg(test)]
-#[path = "blang_tests.rs"]
 mod tests;

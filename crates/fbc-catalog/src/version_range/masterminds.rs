@@ -41,9 +41,7 @@ use serde::Serialize;
 use std::cmp::Ordering;
 use std::fmt;
 
-#[path = "masterminds_eval.rs"]
 mod eval;
-#[path = "masterminds_syntax.rs"]
 mod syntax;
 
 pub use eval::{Bound, CmpOp, Expanded, ExpandedGroup, ExpandedToken};
@@ -461,5 +459,4 @@ fn comparator(t: syntax::Token<'_>) -> Result<Comparator, RangeError> {
 }
 
 #[cfg(test)]
-#[path = "masterminds_tests.rs"]
 mod tests;

@@ -230,5 +230,4 @@ impl fmt::Display for VersionRelease {
 }
 
 #[cfg(test)]
-#[path = "release_tests.rs"]
 mod tests;

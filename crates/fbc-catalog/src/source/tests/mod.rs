@@ -8,6 +8,7 @@
 
 mod directory_walk;
 mod envelope;
+mod hostile;
 mod json_streams;
 mod yaml_documents;
 

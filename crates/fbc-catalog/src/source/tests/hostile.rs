@@ -2,8 +2,8 @@
 //! deep and wide trees, and properties over arbitrary bytes and nesting (never a
 //! panic, output bounded by input plus the alias budget).
 
-use super::limits::{Limit, ParseLimits};
-use super::*;
+use crate::source::limits::{Limit, ParseLimits};
+use crate::source::*;
 use proptest::prelude::*;
 use std::fs;
 

@@ -5,9 +5,9 @@
 //! answer that comes with a non-empty irreducible set. And no rule text
 //! crashes the CEL compiler.
 
-use super::cel::CelRule;
-use super::request::parse;
-use super::{Limits, Outcome, resolve, resolve_explained};
+use crate::resolve::cel::CelRule;
+use crate::resolve::request::parse;
+use crate::resolve::{Limits, Outcome, resolve, resolve_explained};
 use crate::tables::Tables;
 use proptest::prelude::*;
 use serde_json::json;

@@ -6,11 +6,8 @@
 use super::*;
 use proptest::prelude::*;
 
-#[path = "masterminds_go_prerelease_tests.rs"]
 mod go_prerelease_tables;
-#[path = "masterminds_go_tests.rs"]
 mod go_tables;
-#[path = "masterminds_oracle_tests.rs"]
 mod oracle_tables;
 
 /// A version as Masterminds' coercing `NewVersion` reads the Go tests' short

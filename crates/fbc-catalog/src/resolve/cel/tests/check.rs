@@ -1,7 +1,7 @@
 //! The checker's verdicts and texts, each confirmed on the reference
 //! resolver (cel-go v0.12.6 inside OLM v0.25).
 
-use super::CelRule;
+use crate::resolve::cel::CelRule;
 
 fn error(rule: &str) -> String {
     match CelRule::compile(rule) {

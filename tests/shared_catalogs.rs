@@ -3,7 +3,7 @@
 //! without the variable the tests are reported as ignored, by name, with the
 //! reason; under CI they fail instead.
 
-#[path = "integration/harness.rs"]
+#[path = "integration/harness/mod.rs"]
 #[allow(dead_code)]
 mod harness;
 #[path = "integration/http_client.rs"]

@@ -1,20 +1,12 @@
 //! The command line as people type it, through the real binary: errors printed
 //! once, `--debug` without HTTP/2 frame traces, diagnostics as JSON objects.
 
+use crate::harness::process::{self, BIN};
 use crate::harness::*;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
-
-const BIN: &str = env!("CARGO_BIN_EXE_fbc-registry");
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
 
 #[test]
 fn an_integrity_failure_at_start_is_printed_once_and_written_to_the_termination_log() {
@@ -47,11 +39,11 @@ struct Run {
     metrics: String,
 }
 
-/// `GET /metrics` from `port`, as text ("" when it cannot be had).
-async fn scrape(port: u16) -> String {
+/// `GET /metrics` from `addr`, as text ("" when it cannot be had).
+async fn scrape(addr: std::net::SocketAddr) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     for _ in 0..50 {
-        if let Ok(mut stream) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await {
+        if let Ok(mut stream) = tokio::net::TcpStream::connect(addr).await {
             let request = "GET /metrics HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
             let mut seen = Vec::new();
             if stream.write_all(request.as_bytes()).await.is_ok()
@@ -68,49 +60,35 @@ async fn scrape(port: u16) -> String {
 /// Starts `serve` with `args` and the catalog, waits for gRPC health, scrapes
 /// its metrics, stops it with SIGTERM.
 async fn serve_until_healthy(args: &[&std::ffi::OsStr]) -> Run {
-    let port = free_port();
-    let metrics_port = free_port();
-    let child = Command::new(BIN)
-        .args(["serve", "--watch=false", "-t", "/dev/null", "-p"])
-        .arg(port.to_string())
-        .arg(format!("--metrics-addr=127.0.0.1:{metrics_port}"))
-        .args(args)
-        .env_remove("RUST_LOG")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let channel = loop {
-        let endpoint = tonic::transport::Channel::from_shared(format!("http://127.0.0.1:{port}"))
-            .expect("uri");
-        match endpoint.connect().await {
-            Ok(c) => break Some(c),
-            Err(_) if Instant::now() < deadline => {
-                tokio::time::sleep(Duration::from_millis(50)).await
-            }
-            Err(_) => break None,
-        }
-    };
-    let mut metrics = String::new();
-    if let Some(channel) = channel {
-        let mut health = HealthClient::new(channel);
-        let _ = health
-            .check(HealthCheckRequest {
-                service: String::new(),
-            })
-            .await;
-        metrics = scrape(metrics_port).await;
-        // SAFETY: kill sends a signal to our own child.
-        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    }
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output())
+    let mut all: Vec<std::ffi::OsString> = ["--watch=false", "-t", "/dev/null"]
+        .map(Into::into)
+        .to_vec();
+    all.push("--metrics-addr=127.0.0.1:0".into());
+    all.extend(args.iter().map(|a| a.to_os_string()));
+    let served = tokio::task::spawn_blocking(move || process::serve(all))
         .await
-        .expect("join")
-        .expect("exit");
+        .expect("join");
+    let mut metrics = String::new();
+    if let (Some(grpc), Some(metrics_addr)) = (served.addrs.grpc, served.addrs.metrics) {
+        let endpoint =
+            tonic::transport::Channel::from_shared(format!("http://{grpc}")).expect("uri");
+        if let Ok(channel) = endpoint.connect().await {
+            let mut health = HealthClient::new(channel);
+            let _ = health
+                .check(HealthCheckRequest {
+                    service: String::new(),
+                })
+                .await;
+            metrics = scrape(metrics_addr).await;
+        }
+        served.signal(libc::SIGTERM);
+    }
+    let (status, stderr) = tokio::task::spawn_blocking(move || served.wait())
+        .await
+        .expect("join");
     Run {
-        status: out.status,
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status,
+        stderr,
         metrics,
     }
 }

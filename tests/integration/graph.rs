@@ -8,7 +8,7 @@ use std::process::Command;
 use tonic::Code;
 use tonic::transport::Channel;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fbc-registry");
+use crate::harness::process::BIN;
 
 async fn graph_client(server: &TestServer) -> GraphClient<Channel> {
     GraphClient::new(server.channel().await)

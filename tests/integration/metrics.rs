@@ -2,65 +2,45 @@
 //! scraped with a real Prometheus text parser (`prometheus-parse`); the values
 //! move with gRPC calls, HTTP answers, reloads and refused reloads.
 
+use crate::harness::process::{self, Served};
 use crate::harness::{copy_dir, fixture};
 use crate::http_client::get;
 use fbc_registry::api::registry_client::RegistryClient;
 use fbc_registry::api::{GetPackageRequest, ListPackageRequest};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_fbc-registry");
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
+/// A server of its own (one per process, as in production), on ports it picked.
 struct Server {
-    child: Child,
+    served: Served,
     grpc: SocketAddr,
     http: SocketAddr,
     metrics: SocketAddr,
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 async fn start(dir: &std::path::Path) -> Server {
-    let (grpc, http, metrics) = (free_port(), free_port(), free_port());
-    let child = Command::new(BIN)
-        .args(["serve", "--watch=false", "-t", "/dev/null", "-p"])
-        .arg(grpc.to_string())
-        .arg(format!("--http-addr=127.0.0.1:{http}"))
-        .arg(format!("--metrics-addr=127.0.0.1:{metrics}"))
-        .arg("--catalog-name=metrics-test")
-        .arg(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start");
-    let server = Server {
-        child,
-        grpc: ([127, 0, 0, 1], grpc).into(),
-        http: ([127, 0, 0, 1], http).into(),
-        metrics: ([127, 0, 0, 1], metrics).into(),
-    };
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while tokio::net::TcpStream::connect(server.metrics)
+    let args = [
+        std::ffi::OsString::from("--watch=false"),
+        "-t".into(),
+        "/dev/null".into(),
+        "--http-addr=127.0.0.1:0".into(),
+        "--metrics-addr=127.0.0.1:0".into(),
+        "--catalog-name=metrics-test".into(),
+        dir.into(),
+    ];
+    let served = tokio::task::spawn_blocking(move || process::serve(args))
         .await
-        .is_err()
-    {
-        assert!(Instant::now() < deadline, "the server did not start");
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        .expect("join");
+    let grpc = served.grpc();
+    let (Some(http), Some(metrics)) = (served.addrs.http, served.addrs.metrics) else {
+        panic!("no HTTP or metrics address:\n{}", served.stderr());
+    };
+    Server {
+        served,
+        grpc,
+        http,
+        metrics,
     }
-    server
 }
 
 /// One scrape, parsed.
@@ -203,7 +183,7 @@ async fn metrics_move_with_calls_answers_and_reloads() {
     )
     .expect("write");
     hangup(&server);
-    let reloaded = eventually(&server, |s| {
+    let reloaded = scrape_until(&server, |s| {
         value(s, "fbc_registry_snapshot_generation", &[]) == 2.0
     })
     .await;
@@ -222,7 +202,7 @@ async fn metrics_move_with_calls_answers_and_reloads() {
     assert_ne!(digest(&reloaded), digest(&before));
     std::fs::write(dir.path().join("broken.json"), "{not json").expect("write");
     hangup(&server);
-    let refused = eventually(&server, |s| {
+    let refused = scrape_until(&server, |s| {
         value(
             s,
             "fbc_registry_catalog_loads_total",
@@ -238,11 +218,10 @@ async fn metrics_move_with_calls_answers_and_reloads() {
 }
 
 fn hangup(server: &Server) {
-    // SAFETY: kill sends a signal to our own child.
-    unsafe { libc::kill(server.child.id() as i32, libc::SIGHUP) };
+    server.served.signal(libc::SIGHUP);
 }
 
-async fn eventually(
+async fn scrape_until(
     server: &Server,
     done: impl Fn(&prometheus_parse::Scrape) -> bool,
 ) -> prometheus_parse::Scrape {

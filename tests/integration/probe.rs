@@ -6,7 +6,7 @@ use crate::harness::{TestServer, fixture};
 use fbc_registry::snapshot::Publisher;
 use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fbc-registry");
+use crate::harness::process::BIN;
 
 /// Runs the probe (`probe ARGS`) off the async runtime; its exit code and stderr.
 async fn probe(args: &[&str]) -> (i32, String) {

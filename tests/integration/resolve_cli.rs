@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_fbc-registry");
+use crate::harness::process::BIN;
 
 /// `resolve catalogs/example --request - -o json` with `request` on stdin.
 fn resolve(request: &str) -> (Option<i32>, String) {

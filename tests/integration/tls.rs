@@ -15,7 +15,7 @@ use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fbc-registry");
+use crate::harness::process::BIN;
 
 /// A CA, and certificates it signs.
 struct Ca {

@@ -1,4 +1,8 @@
-//! `TestServer`: loads a catalog, binds 127.0.0.1:0, serves until dropped.
+//! The one integration harness: `TestServer` (loads a catalog, binds
+//! 127.0.0.1:0 through the app, serves until dropped), [`process`] (the binary
+//! as a child on ports it picks and logs), fixtures, `eventually`.
+
+pub mod process;
 
 use fbc_registry::api::registry_client::RegistryClient;
 use fbc_registry::api::{self};

@@ -5,9 +5,8 @@ fn fixture_index(name: &str) -> RegistryView {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name);
-    let loaded = fbc_catalog::source::load_dir(&dir);
-    let model = fbc_catalog::model::build(loaded).expect("valid fixture");
-    RegistryView::build(&fbc_catalog::tables::Tables::detached(model)).expect("indexable")
+    let tables = fbc_catalog::tables::testing::from_dir(&dir).expect("valid fixture");
+    RegistryView::build(&tables).expect("indexable")
 }
 
 /// Every answer of `a` and `b`, as bytes, over the names and GVKs of the fixture.
@@ -212,14 +211,9 @@ const SYNTH_EXPECTED: &str = concat!(
 
 #[test]
 fn a_csv_is_synthesised_from_csv_metadata_exactly_as_the_reference_writes_it() {
-    let file = fbc_catalog::source::parse_file("syn/catalog.yaml", SYNTH_CATALOG);
-    assert!(file.errors.is_empty(), "{:?}", file.errors);
-    let loaded = fbc_catalog::source::Loaded {
-        blobs: file.blobs,
-        ..Default::default()
-    };
-    let model = fbc_catalog::model::build(loaded).expect("valid");
-    let ix = RegistryView::build(&fbc_catalog::tables::Tables::detached(model)).expect("index");
+    let tables =
+        fbc_catalog::tables::testing::from_text("syn/catalog.yaml", SYNTH_CATALOG).expect("valid");
+    let ix = RegistryView::build(&tables).expect("index");
     let reply = ix.bundle("syn", "stable", "syn.v1.2.3").expect("bundle");
     let b = <crate::api::Bundle as prost::Message>::decode(reply.to_bytes()).expect("decode");
     assert_eq!(b.csv_json, SYNTH_EXPECTED);

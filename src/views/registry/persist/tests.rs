@@ -39,9 +39,8 @@ fn the_data_section_comes_last_and_tables_do_not_read_it() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/catalog-a"
     ));
-    let model = fbc_catalog::model::build(fbc_catalog::source::load_dir(dir)).expect("fixture");
-    let built =
-        RegistryView::build(&fbc_catalog::tables::Tables::detached(model)).expect("indexable");
+    let tables = fbc_catalog::tables::testing::from_dir(dir).expect("fixture");
+    let built = RegistryView::build(&tables).expect("indexable");
     let mut bytes = built.to_bytes();
     let mut data = DataSection::default();
     let _ = built.to_message(&mut data);

@@ -90,8 +90,10 @@ async fn unread_channel(addr: SocketAddr) -> Channel {
         .expect("connect")
 }
 
-/// A Health check on a new connection, which must answer within 1 s.
-async fn health_within_a_second(addr: SocketAddr) {
+/// A Health check on a new connection, which must answer within 5 s: a starved server never
+/// answers, and 5 s leaves room for a CI machine whose two cores are busy compiling (1 s failed
+/// once there, with the server fine).
+async fn health_answers(addr: SocketAddr) {
     let check = async {
         let channel = Channel::from_shared(format!("http://{addr}"))
             .expect("uri")
@@ -105,9 +107,9 @@ async fn health_within_a_second(addr: SocketAddr) {
             .await
             .expect("health")
     };
-    tokio::time::timeout(Duration::from_secs(1), check)
+    tokio::time::timeout(Duration::from_secs(5), check)
         .await
-        .expect("a new client gets Health within 1 s");
+        .expect("a new client gets Health within 5 s");
 }
 
 /// Opens `n` ListBundles calls on `channel` and never reads them; returns the
@@ -168,7 +170,7 @@ async fn unread_streams_attack() {
         .map(|r| r.len() as u64)
         .max()
         .expect("bundles");
-    health_within_a_second(server.addr).await;
+    health_answers(server.addr).await;
     let before = rss_bytes();
 
     let channel = unread_channel(server.addr).await;
@@ -220,7 +222,7 @@ async fn unread_streams_attack() {
     assert!(odd.is_empty(), "{odd:?}");
     assert!(went_away || refused.iter().filter(busy).count() > refused.len() / 2);
     assert!(grown <= bound, "rss grew {grown} bytes, bound {bound}");
-    health_within_a_second(server.addr).await;
+    health_answers(server.addr).await;
     assert!(
         started.elapsed() < limits.stall_timeout,
         "measured before the stall timeout"
@@ -270,7 +272,7 @@ async fn past_max_connections_the_connection_idle_longest_is_closed_and_idle_one
         async move { done == [[true; 4].as_slice(), &[false; 8]].concat() }
     })
     .await;
-    health_within_a_second(server.addr).await;
+    health_answers(server.addr).await;
     eventually(
         limits.idle_timeout + Duration::from_secs(2),
         "idle ones closed",
@@ -441,7 +443,7 @@ async fn the_binary_raises_its_fd_limit_and_serves_past_two_thousand_idle_connec
     for _ in 0..2_000 {
         idle.push(tokio::net::TcpStream::connect(addr).await.expect("connect"));
     }
-    health_within_a_second(addr).await;
+    health_answers(addr).await;
     // SIGTERM: exit 0 within the default grace (10 s) + 1 s
     // SAFETY: kill only sends a signal to the child we spawned.
     #[allow(unsafe_code)]

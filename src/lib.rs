@@ -30,6 +30,9 @@
 //! | [`http`] | a snapshot + HTTP requests → catalogd's API, GraphQL, the browser, metrics |
 //! | [`app`] | a `ServeConfig` → a running server (bound addresses, reload, shutdown) |
 //! | [`cli`] | command line → `ServeConfig` → the app; the graph commands, offline on tables or through a `fbc.v1.Graph` client |
+// Module docs name their crate-private parts: the crate is read as a map of the server, and
+// `cargo doc --document-private-items` renders those links.
+#![allow(rustdoc::private_intra_doc_links)]
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 

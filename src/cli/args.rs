@@ -10,6 +10,7 @@ use super::values::parse_duration;
 use super::values::{parse_depth, parse_size};
 use crate::app::{Listen, ServeConfig};
 use crate::http::{HttpConfig, HttpLimits};
+use crate::snapshot::fetch::Fetched;
 use crate::transport::limits::HANDSHAKE_TIMEOUT;
 use crate::transport::limits::TransportLimits;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -84,7 +85,7 @@ pub enum Output {
 /// `validate` arguments.
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
-    /// The catalog root directory.
+    /// The catalog: its root directory, or an image in an OCI layout (`oci-layout:PATH[:TAG|@DIGEST]`).
     pub dir: PathBuf,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Output::Text)]
@@ -100,7 +101,7 @@ pub struct ValidateArgs {
 /// so `serve --watch DIR` reads DIR as the catalog.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
-    /// The catalog root directory.
+    /// The catalog: its root directory, or an image in an OCI layout (`oci-layout:PATH[:TAG|@DIGEST]`).
     pub dir: PathBuf,
     /// Port to listen on, on all interfaces (IPv4 and IPv6).
     #[arg(short, long, default_value_t = 50051)]
@@ -201,9 +202,9 @@ impl ServeArgs {
 
 impl ServeArgs {
     /// The server configuration these flags describe.
-    pub fn serve_config(&self) -> Result<ServeConfig, String> {
+    pub fn serve_config(&self, fetched: &Fetched) -> Result<ServeConfig, String> {
         Ok(ServeConfig {
-            root: self.dir.clone(),
+            root: fetched.dir.clone(),
             listen: Listen::AllInterfaces(self.port),
             load: self.limits.load_options(),
             load_timeout: self.limits.load_timeout,
@@ -216,7 +217,7 @@ impl ServeArgs {
             reload_debounce: self.reload_debounce,
             sighup: true,
             transport: self.transport.limits(),
-            http: self.http_config()?,
+            http: self.http_config(fetched)?,
             metrics: self.metrics_addr.clone(),
             metrics_tls: self.metrics_tls,
             tls: match (&self.tls_cert, &self.tls_key) {
@@ -232,12 +233,17 @@ impl ServeArgs {
 
     /// The HTTP server's settings, when `--http-addr` is given: the catalog name
     /// must pass catalogd's check, or clients could not name it.
-    fn http_config(&self) -> Result<Option<(Listen, HttpConfig)>, String> {
+    fn http_config(&self, fetched: &Fetched) -> Result<Option<(Listen, HttpConfig)>, String> {
         let Some(listen) = self.http_addr.clone() else {
             return Ok(None);
         };
         let name = match &self.catalog_name {
             Some(name) => name.clone(),
+            None if fetched.image.is_some() => fetched
+                .image
+                .as_ref()
+                .map(|i| i.name.clone())
+                .unwrap_or_default(),
             None => std::fs::canonicalize(&self.dir)
                 .unwrap_or_else(|_| self.dir.clone())
                 .file_name()

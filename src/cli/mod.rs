@@ -15,6 +15,7 @@ pub use args::{Cli, Command, LogFormat, Output, ServeArgs, ValidateArgs};
 pub use values::{LimitArgs, parse_duration, parse_size};
 
 use crate::app::{self, ServeConfig, StartError};
+use crate::snapshot::fetch;
 use crate::snapshot::load::{self, LoadedCatalog};
 use clap::Parser;
 use fbc_catalog::diagnostic::Diagnostic;
@@ -50,8 +51,21 @@ pub fn main() -> ExitCode {
 }
 
 fn validate(args: &ValidateArgs) -> ExitCode {
+    let fetched = match fetch::fetch(&args.dir, &args.limits.fetch_options(None)) {
+        Ok(fetched) => fetched,
+        Err(e) => {
+            match args.output {
+                Output::Text => eprintln!("{}: invalid: {e}", args.dir.display()),
+                Output::Json => println!(
+                    "{}",
+                    serde_json::json!({"valid": false, "errors": [], "error": e.to_string()})
+                ),
+            }
+            return ExitCode::FAILURE;
+        }
+    };
     let options = args.limits.load_options();
-    let missed = load::timeout_diagnostic(&args.dir, args.limits.load_timeout);
+    let missed = load::timeout_diagnostic(&fetched.dir, args.limits.load_timeout);
     let output = args.output;
     let dir = args.dir.clone();
     let watchdog =
@@ -59,8 +73,12 @@ fn validate(args: &ValidateArgs) -> ExitCode {
             print_invalid(&dir, output, std::slice::from_ref(&missed));
             std::process::exit(1);
         });
-    let result = load::load(&args.dir, &options);
+    let result = load::load(&fetched.dir, &options);
     drop(watchdog);
+    let image = fetched
+        .image
+        .as_ref()
+        .map(|i| serde_json::json!({"reference": i.reference, "digest": i.digest.to_string()}));
     match (result, args.output) {
         (Ok(loaded), Output::Text) => {
             let s = &loaded.report.stats;
@@ -91,6 +109,7 @@ fn validate(args: &ValidateArgs) -> ExitCode {
                     "channelEntries": s.copies,
                     "warnings": report.warnings,
                     "errors": [],
+                    "image": image,
                 })
             );
             ExitCode::SUCCESS
@@ -195,7 +214,7 @@ fn first_load_with_deadline(
     let missed = format!(
         "cannot serve {}: {}",
         args.dir.display(),
-        load::timeout_diagnostic(&args.dir, args.limits.load_timeout)
+        load::timeout_diagnostic(&config.root, args.limits.load_timeout)
     );
     let log = args.termination_log.clone();
     let _watchdog =
@@ -215,7 +234,12 @@ fn serve(args: &ServeArgs) -> ExitCode {
             "--cache-dir must be specified with --cache-enforce-integrity",
         );
     }
-    let config = match args.serve_config() {
+    let store = (!args.cache_dir.is_empty()).then(|| Path::new(&args.cache_dir).join("images"));
+    let fetched = match fetch::fetch(&args.dir, &args.limits.fetch_options(store)) {
+        Ok(fetched) => fetched,
+        Err(e) => return fatal(args, &format!("cannot serve {}: {e}", args.dir.display())),
+    };
+    let config = match args.serve_config(&fetched) {
         Ok(config) => config,
         Err(reason) => return fatal(args, &reason),
     };

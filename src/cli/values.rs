@@ -5,9 +5,12 @@
 //! depths, and [`LimitArgs`] → the loader's options. A leaf: the argument
 //! structs of every command use it, and it uses none of them.
 
+use crate::snapshot::fetch::FetchOptions;
 use crate::snapshot::load::LoadOptions;
 use fbc_catalog::source::ParseLimits;
 use fbc_catalog::source::limits::DEPTH_CEILING;
+use fbc_image::ImageLimits;
+use fbc_image::manifest::Platform;
 
 /// Bounds on what a catalog can make the loader do (see `docs/security.md`).
 #[derive(Clone, Debug, clap::Args)]
@@ -29,6 +32,57 @@ pub struct LimitArgs {
     /// invalid catalog (e.g. 2m, 90s).
     #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_duration)]
     pub load_timeout: std::time::Duration,
+    /// How catalog images are read.
+    #[command(flatten)]
+    pub image: ImageArgs,
+}
+
+/// Bounds and choices for a catalog given as an image (`oci-layout:PATH[:TAG]`).
+#[derive(Clone, Debug, clap::Args)]
+pub struct ImageArgs {
+    /// The platform taken from a multi-platform image (os/arch[/variant]); any platform is
+    /// taken when all of an index's images are the same. Default: this machine's.
+    #[arg(long, value_name = "PLATFORM", value_parser = parse_platform)]
+    pub platform: Option<Platform>,
+    /// Most layers in an image.
+    #[arg(long, value_name = "N", default_value_t = ImageLimits::default().max_layers)]
+    pub max_layers: usize,
+    /// Largest sum of an image's layer sizes as stored.
+    #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_size)]
+    pub max_image_size: u64,
+    /// Largest sum of an image's uncompressed layers, read or skipped (stops compression bombs).
+    #[arg(long, value_name = "SIZE", default_value = "8GiB", value_parser = parse_size)]
+    pub max_unpack_size: u64,
+    /// Most tar entries over an image's layers.
+    #[arg(long, value_name = "N", default_value_t = ImageLimits::default().max_entries)]
+    pub max_unpack_entries: u64,
+    /// How many unpacked images `--cache-dir` keeps (the served one always).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub image_cache_keep: usize,
+}
+
+impl LimitArgs {
+    /// How images are fetched, into `store` (the image store) or a scratch directory.
+    pub fn fetch_options(&self, store: Option<std::path::PathBuf>) -> FetchOptions {
+        let image = &self.image;
+        FetchOptions {
+            limits: ImageLimits {
+                max_layers: image.max_layers,
+                max_image_bytes: image.max_image_size,
+                max_unpack_bytes: image.max_unpack_size,
+                max_entries: image.max_unpack_entries,
+                max_file_bytes: self.max_file_size,
+                ..ImageLimits::default()
+            },
+            platform: image.platform.clone().unwrap_or_else(Platform::current),
+            store,
+            keep: image.image_cache_keep,
+        }
+    }
+}
+
+fn parse_platform(s: &str) -> Result<Platform, String> {
+    Platform::parse(s).ok_or_else(|| format!("{s:?} is not os/arch[/variant], e.g. linux/amd64"))
 }
 
 impl LimitArgs {

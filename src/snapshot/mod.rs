@@ -7,6 +7,7 @@
 //!
 //! | module | in → out |
 //! |---|---|
+//! | [`fetch`] | a catalog argument (directory, OCI layout) → a directory to load, images unpacked into the store |
 //! | [`load`] | directory → the `api.Registry` view, in one call with a report |
 //! | [`cache`] | directory + cache dir → the same, warm from disk when the digest matches |
 //! | [`deadline`] | watchdogs for loads on file systems that may hang |
@@ -15,6 +16,7 @@
 
 pub mod cache;
 pub(crate) mod deadline;
+pub(crate) mod fetch;
 pub mod load;
 pub mod reload;
 

@@ -35,6 +35,7 @@ mod hostile_clients;
 mod http;
 mod http_client;
 mod http_limits;
+mod images;
 mod metrics;
 mod probe;
 mod reload;

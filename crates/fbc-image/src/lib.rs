@@ -7,7 +7,7 @@
 //!
 //! | module | in → out |
 //! |---|---|
-//! | [`reference`] | an argument → a [`CatalogSource`] (directory, OCI layout, registry) |
+//! | [`reference`](mod@reference) | an argument → a [`CatalogSource`] (directory, OCI layout, registry) |
 //! | [`digest`] | bytes or a file → a checked `sha256:` [`Digest`] |
 //! | [`manifest`] | manifest, index and config bytes → the layers to unpack and the configs label |
 //! | [`layout`] | an OCI image layout directory → one image's manifest, config and layer files |

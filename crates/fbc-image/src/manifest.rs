@@ -2,7 +2,7 @@
 //!
 //! In: the bytes of a manifest or index (from a registry or a layout), the bytes of an image
 //! config, [`ImageLimits`]. Out: a [`Document`] (an image manifest or an index), the platform
-//! entry to follow in an index ([`select_platform`]), the image's [`Layer`] list after the layer
+//! entry to follow in an index ([`select_platform`]), the image's [`Blob`] list after the layer
 //! limits, and the configs directory named by the label
 //! `operators.operatorframework.io.index.configs.v1` ([`configs_dir`]).
 //!

@@ -1,6 +1,6 @@
 //! The unpack directory: entries written without ever following a symlink.
 //!
-//! In: paths below the unpack root (components already checked by [`super::entry_path`]) and
+//! In: paths below the unpack root (components already checked by [`super::entry_path`](mod@super::entry_path)) and
 //! what to put there. Out: files, directories, symlinks and hard links under the root, or the
 //! [`TreeError`]. Every parent is looked at with `lstat` before use: a symlink where a
 //! directory should be is refused, so no later entry can be written through an earlier link,

@@ -1,7 +1,7 @@
 //! Integration tests: the real server on a loopback port, a generated client.
 //!
 //! One binary, one module per concern:
-//! - `conformance`: the reference project's own expectations (spec §7.1–§7.5);
+//! - `conformance`: the reference project's own expectations (operator-registry's serve, cache and registry tests);
 //! - `reload`: hot reload from file changes, keep-last-good, consistency under reloads;
 //! - `server`: health, reflection, status codes, request limits, startup rules;
 //! - `hostile_catalogs`: each hostile catalog file refused while the last good

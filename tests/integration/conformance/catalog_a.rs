@@ -1,10 +1,10 @@
-//! Catalog A (`tests/fixtures/catalog-a`), the reference's FBC cache test (§7.1):
+//! Catalog A (`tests/fixtures/catalog-a`), operator-registry's FBC cache test:
 //! package order, channels and their heads, and the bundle it calls **E** as every
 //! lookup returns it.
 
 use super::*;
 
-/// The bundle the reference calls **E** in §7.1 (trimmed, alpha copy).
+/// The bundle operator-registry's cache test calls **E** (trimmed, alpha copy).
 fn assert_is_e(b: &api::Bundle) {
     assert_eq!(b.csv_name, "etcdoperator.v0.9.2");
     assert_eq!(b.package_name, "etcd");

@@ -1,4 +1,4 @@
-//! The expectations of the reference project's own tests (spec §7.1–§7.5),
+//! The expectations of the reference project's own tests (operator-registry's serve, cache and registry tests),
 //! against fixtures re-created as FBC in `tests/fixtures/catalog-{a..e}`.
 //!
 //! This file holds the request helpers the catalogs share; each reference catalog

@@ -69,7 +69,7 @@ pub(super) fn seed_001() -> Tables {
     ))
 }
 
-/// The reference's divergence example (§C): `v3 replaces v2, skips [v2]`,
+/// OLM v0's divergence example (operator-lifecycle-manager's replaces/skips tests): `v3 replaces v2, skips [v2]`,
 /// `v2 replaces v1`, v1 not in the catalog.
 pub(super) fn divergence() -> Tables {
     tables(&one_channel(

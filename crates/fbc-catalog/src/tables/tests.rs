@@ -11,7 +11,7 @@ fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(path, text).expect("write");
 }
 
-/// The divergence example of the reference (§C): v3 replaces v2 and skips it,
+/// OLM v0's divergence example (operator-lifecycle-manager's replaces/skips tests): v3 replaces v2 and skips it,
 /// v2 replaces v1, v1 is not an entry.
 const DIVERGENCE: &str = r#"
 schema: olm.package

@@ -1,4 +1,4 @@
-//! OLM v1 successors: seed 001, the reference's rules (§B) and error texts.
+//! OLM v1 successors: the examples of OpenShift's "update paths" documentation for OLM v1 (OLM Classic semantics), operator-controller's successor rules and error texts.
 
 use super::super::EdgeKind;
 use super::super::successors::{

@@ -1,5 +1,5 @@
 //! Unit tests of model building: every invariant of the reference's model conversion
-//! and validation (spec §3) and the model cases of its `alpha/declcfg` tests (§7.6).
+//! and validation (operator-registry's `alpha/model` rules) and the model cases of its `alpha/declcfg` tests.
 //!
 //! Each test starts from a valid baseline catalog written as YAML text (package `foo`,
 //! default channel `alpha`, bundles `foo.v0.1.0` and `foo.v0.2.0`), breaks one thing,

@@ -1,6 +1,6 @@
 //! Unit tests of the loader: file parsing (JSON streams, YAML documents, the meta
 //! envelope) and the directory walk (order, `.indexignore`, `ConfigMap` layout), as the
-//! reference loader behaves (spec §2 and the loader cases of §7.6), plus properties
+//! reference loader behaves (operator-registry's `declcfg.WalkMetasFS` and the loader cases of its `alpha/declcfg` tests), plus properties
 //! that must hold for any input (no panics).
 //!
 //! This file holds the parsing helpers the topics share; the tests are in one

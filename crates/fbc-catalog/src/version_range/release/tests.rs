@@ -1,5 +1,5 @@
 //! Tests of the `(version, release)` pair: the reference's examples
-//! (olm-upgrades-and-resolution.md §B, "The `+N` legacy rule").
+//! (operator-controller's bundle version-release parsing, its "`+N` legacy" rule).
 
 use super::*;
 

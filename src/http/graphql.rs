@@ -43,7 +43,6 @@ pub async fn graphql(
         Ok(name) => name,
         Err(reply) => return *reply,
     };
-    let started = Instant::now();
     let accept = headers.get(header::ACCEPT_ENCODING).cloned();
     let query = match read_query(body).await {
         Ok(query) => query,
@@ -68,7 +67,10 @@ pub async fn graphql(
         }
         Err(error) => return catalogd::view_error(error),
     };
-    let deadline = started + graphql::QUERY_TIMEOUT;
+    // The deadline bounds the query, from here: the schema a snapshot's first query may have
+    // waited for above is built once per snapshot (and capped in size), not per query, and a
+    // first query after a reload must not fail for it (catalogd builds it when it stores).
+    let deadline = Instant::now() + graphql::QUERY_TIMEOUT;
     let Ok(Ok(_permit)) = tokio::time::timeout_at(deadline.into(), runners().acquire()).await
     else {
         return json(accept, response::error_only("context deadline exceeded"));

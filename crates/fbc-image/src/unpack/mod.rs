@@ -95,6 +95,9 @@ pub enum UnpackErrorKind {
         /// Why, when the target text itself is refused.
         detail: String,
     },
+    /// The configs directory itself given as a file or link.
+    #[error("it is the catalog directory itself, as something other than a directory")]
+    RootNotDir,
     /// Not a file, directory or link.
     #[error("it is a {0}; only regular files, directories and links are unpacked")]
     Unsupported(&'static str),
@@ -258,6 +261,9 @@ impl Run<'_> {
             return Ok(());
         };
         let kind = entry.header().entry_type();
+        if inside.is_empty() && kind != EntryType::Directory {
+            return Err(UnpackErrorKind::RootNotDir);
+        }
         match kind {
             EntryType::Regular | EntryType::Continuous => {
                 if size > self.limits.max_file_bytes {

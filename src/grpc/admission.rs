@@ -206,14 +206,19 @@ where
 
 /// One admitted call, from admission until its reply ends or is dropped: its
 /// permit, its metrics and its debug line; the reply body's [`Watch`].
+///
+/// The call is counted when its status is seen — before the frame that
+/// carries it is handed to the connection — so a client that has its answer
+/// and then scrapes `/metrics` finds its call there. A reply dropped before
+/// any status is counted when the guard drops.
 struct CallGuard {
     _permit: Permit,
     /// Only with debug logging: the method.
     log: Option<String>,
     /// The method's metrics label.
     metric: &'static str,
-    /// The status once seen.
-    status: Option<Code>,
+    /// Whether the call has been counted and logged.
+    ended: bool,
     start: Instant,
 }
 
@@ -223,15 +228,36 @@ impl CallGuard {
             _permit: permit,
             log: method,
             metric,
-            status: None,
+            ended: false,
             start,
         }
     }
 
-    /// Records `grpc-status` from headers or trailers.
+    /// Ends the call when headers or trailers carry `grpc-status`.
     fn note_status(&mut self, headers: &http::HeaderMap) {
         if let Some(code) = headers.get("grpc-status") {
-            self.status = Some(Code::from_bytes(code.as_bytes()));
+            self.end(Some(Code::from_bytes(code.as_bytes())));
+        }
+    }
+
+    /// Counts and logs the call once, with its status (`None`: the reply was
+    /// dropped before one was sent).
+    fn end(&mut self, status: Option<Code>) {
+        if std::mem::replace(&mut self.ended, true) {
+            return;
+        }
+        let elapsed = self.start.elapsed();
+        crate::metrics::call_ended(self.metric, status, elapsed);
+        if let Some(method) = &self.log {
+            let elapsed_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+            match status {
+                Some(code) => {
+                    tracing::debug!(grpc.method = %method, grpc.status = ?code, elapsed_us, "call")
+                }
+                None => {
+                    tracing::debug!(grpc.method = %method, grpc.status = "none (reply dropped)", elapsed_us, "call")
+                }
+            }
         }
     }
 }
@@ -262,19 +288,7 @@ impl<E> Watch<E> for CallGuard {
 
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        let elapsed = self.start.elapsed();
-        crate::metrics::call_ended(self.metric, self.status, elapsed);
-        if let Some(method) = &self.log {
-            let elapsed_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
-            match self.status {
-                Some(code) => {
-                    tracing::debug!(grpc.method = %method, grpc.status = ?code, elapsed_us, "call")
-                }
-                None => {
-                    tracing::debug!(grpc.method = %method, grpc.status = "none (reply dropped)", elapsed_us, "call")
-                }
-            }
-        }
+        self.end(None);
     }
 }
 

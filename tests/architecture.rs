@@ -1,5 +1,6 @@
 //! The structure holds: layers import one way, no module circle at any depth,
-//! and the library's whole dependency tree has no network crate.
+//! and the library's and the image crate's whole dependency trees have no network crate
+//! (registry access is `fbc-pull`'s alone).
 //!
 //! The module tree of each crate is read as rustc would (`scan`): every
 //! `mod` declaration followed, `#[path]` included, and every path a module's
@@ -23,7 +24,7 @@ use scan::{Module, Reference};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Every top-level module of the three crates, lowest first. A module may use only
+/// Every top-level module of the four crates, lowest first. A module may use only
 /// modules listed before it.
 const LAYERS: &[&str] = &[
     // fbc-catalog, the library
@@ -48,6 +49,12 @@ const LAYERS: &[&str] = &[
     "unpack",
     "layout",
     "store",
+    // fbc-pull, the registry client (above fbc-image, beside the server)
+    "credentials",
+    "error",
+    "connect",
+    "retry",
+    "pull",
     // fbc-registry, the server
     "api",
     "fbc_v1",
@@ -272,7 +279,12 @@ fn assert_none(what: &str, found: &[String]) {
     assert!(found.is_empty(), "{what}:\n{}", found.join("\n"));
 }
 
-const CRATES: [&str; 3] = ["crates/fbc-catalog/src", "crates/fbc-image/src", "src"];
+const CRATES: [&str; 4] = [
+    "crates/fbc-catalog/src",
+    "crates/fbc-image/src",
+    "crates/fbc-pull/src",
+    "src",
+];
 
 #[test]
 fn every_import_goes_down_the_layers_and_no_modules_form_a_circle() {
@@ -377,33 +389,35 @@ fn test_code_keeps_the_same_rules() {
 }
 
 #[test]
-fn the_library_has_no_network_crate_in_its_whole_dependency_tree() {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = std::process::Command::new(cargo)
-        .current_dir(root())
-        .args([
-            "tree",
-            "-p",
-            "fbc-catalog",
-            "--edges",
-            "normal,build",
-            "--prefix",
-            "none",
-        ])
-        .args(["--locked", "--offline"])
-        .output()
-        .expect("cargo tree runs");
-    let tree = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && tree.starts_with("fbc-catalog "),
-        "cargo tree: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let found = network_crates(&tree);
-    assert!(
-        found.is_empty(),
-        "the library depends on {found:?} (see `cargo tree -p fbc-catalog -i NAME`)"
-    );
+fn the_library_and_the_image_crate_have_no_network_crate_in_their_whole_dependency_trees() {
+    for package in ["fbc-catalog", "fbc-image"] {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = std::process::Command::new(cargo)
+            .current_dir(root())
+            .args([
+                "tree",
+                "-p",
+                package,
+                "--edges",
+                "normal,build",
+                "--prefix",
+                "none",
+            ])
+            .args(["--locked", "--offline"])
+            .output()
+            .expect("cargo tree runs");
+        let tree = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && tree.starts_with(&format!("{package} ")),
+            "cargo tree: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let found = network_crates(&tree);
+        assert!(
+            found.is_empty(),
+            "{package} depends on {found:?} (see `cargo tree -p {package} -i NAME`)"
+        );
+    }
 }
 
 /// Writes `files` (path, text) under a fresh directory; its path.

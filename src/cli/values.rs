@@ -11,6 +11,9 @@ use fbc_catalog::source::ParseLimits;
 use fbc_catalog::source::limits::DEPTH_CEILING;
 use fbc_image::ImageLimits;
 use fbc_image::manifest::Platform;
+use fbc_pull::RegistryOptions;
+use fbc_pull::credentials::AuthLookup;
+use std::path::PathBuf;
 
 /// Bounds on what a catalog can make the loader do (see `docs/security.md`).
 #[derive(Clone, Debug, clap::Args)]
@@ -59,6 +62,18 @@ pub struct ImageArgs {
     /// How many unpacked images `--cache-dir` keeps (the served one always).
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub image_cache_keep: usize,
+    /// Registry credentials: a docker config.json or a Kubernetes .dockerconfigjson. Default: the
+    /// first of $REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json.
+    #[arg(long, value_name = "FILE")]
+    pub auth_file: Option<PathBuf>,
+    /// A registry (host[:port]) spoken to over plain HTTP; loopback registries always are.
+    /// Repeatable.
+    #[arg(long, value_name = "HOST[:PORT]")]
+    pub insecure_registry: Vec<String>,
+    /// A PEM file of certificate authorities trusted for registries, besides the system's.
+    /// Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub registry_ca: Vec<PathBuf>,
 }
 
 impl LimitArgs {
@@ -77,6 +92,12 @@ impl LimitArgs {
             platform: image.platform.clone().unwrap_or_else(Platform::current),
             store,
             keep: image.image_cache_keep,
+            registry: RegistryOptions {
+                auth: AuthLookup::from_env(image.auth_file.clone()),
+                insecure: image.insecure_registry.clone(),
+                ca_files: image.registry_ca.clone(),
+                ..RegistryOptions::default()
+            },
         }
     }
 }

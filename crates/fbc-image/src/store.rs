@@ -44,6 +44,26 @@ pub struct Entry {
     pub index: PathBuf,
 }
 
+/// A directory under the store for a download in progress (layer files before they are
+/// unpacked), removed when dropped, or by the next [`Store::open`] once its process is gone.
+#[derive(Debug)]
+pub struct Scratch {
+    path: PathBuf,
+}
+
+impl Scratch {
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.path);
+    }
+}
+
 /// What [`Store::insert`] records about an entry.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Record {
@@ -113,6 +133,20 @@ impl Store {
         Some(entry)
     }
 
+    /// A fresh scratch directory under the store.
+    pub fn scratch(&self) -> Result<Scratch, StoreError> {
+        let path = self.tmp_path();
+        let _ = fs::remove_dir_all(&path);
+        fs::create_dir_all(&path).map_err(err(&path))?;
+        Ok(Scratch { path })
+    }
+
+    fn tmp_path(&self) -> PathBuf {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        self.root
+            .join(format!("{TMP_PREFIX}{}-{n}", std::process::id()))
+    }
+
     /// The entry of `digest`, made by `fill` (given an empty catalog directory) when missing.
     /// `fill`'s error leaves nothing behind.
     pub fn insert<E: From<StoreError>>(
@@ -124,10 +158,7 @@ impl Store {
         if let Some(entry) = self.get(digest) {
             return Ok(entry);
         }
-        let n = self.next.fetch_add(1, Ordering::Relaxed);
-        let tmp = self
-            .root
-            .join(format!("{TMP_PREFIX}{}-{n}", std::process::id()));
+        let tmp = self.tmp_path();
         let _ = fs::remove_dir_all(&tmp);
         let catalog = tmp.join("catalog");
         fs::create_dir_all(&catalog).map_err(err(&catalog))?;
@@ -177,6 +208,21 @@ impl Store {
         }
         found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         Ok(found.into_iter().map(|(_, d)| self.entry_at(&d)).collect())
+    }
+
+    /// The most recently used entry unpacked from `reference` (as given), if any: what a
+    /// restart serves when the registry cannot be reached to resolve a tag.
+    pub fn latest_for(&self, reference: &str) -> Result<Option<Entry>, StoreError> {
+        for entry in self.entries()? {
+            let marker = entry.catalog.with_file_name(MARKER);
+            let Ok(bytes) = fs::read(&marker) else {
+                continue;
+            };
+            if serde_json::from_slice::<Record>(&bytes).is_ok_and(|r| r.reference == reference) {
+                return Ok(Some(entry));
+            }
+        }
+        Ok(None)
     }
 
     /// Removes all but the `keep` most recently used entries, never one of `protect`.
@@ -245,6 +291,20 @@ mod tests {
             })
             .expect("insert");
         assert_eq!(again, entry);
+        assert_eq!(store.latest_for("r").expect("read"), Some(entry));
+        assert_eq!(store.latest_for("other").expect("read"), None);
+    }
+
+    #[test]
+    fn a_scratch_directory_goes_with_its_guard() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let scratch = store.scratch().expect("scratch");
+        fs::write(scratch.path().join("layer"), b"x").expect("write");
+        let path = scratch.path().to_owned();
+        assert!(path.starts_with(dir.path()));
+        drop(scratch);
+        assert!(!path.exists());
     }
 
     #[test]

@@ -4,8 +4,15 @@
 //! reference) and [`FetchOptions`]. Out: a [`Fetched`] directory: a directory argument as it
 //! is; an image unpacked (only its configs directory, hostile entries refused) into the image
 //! store under `--cache-dir` (`images/`, kept across restarts and reused by digest), or into a
-//! scratch directory removed when the [`Fetched`] is dropped. Registry pulls are issue #27's next
-//! step: a registry reference is refused with a message saying so.
+//! scratch directory removed when the [`Fetched`] is dropped. A registry reference is resolved
+//! to a digest first (one request; none for a digest reference): a digest already in the store
+//! is served without pulling, so a restart whose tag has not moved starts warm, and a digest
+//! reference with a stored entry needs no network at all.
+//!
+//! [`registry`] is the same for the poller, in steps it can run apart: resolve (async),
+//! download (async), unpack (blocking).
+
+pub mod registry;
 
 use fbc_image::layout::{self, LayoutError};
 use fbc_image::manifest::{self, ManifestError, Platform};
@@ -13,6 +20,7 @@ use fbc_image::reference::{CatalogSource, SourceError};
 use fbc_image::store::{Store, StoreError};
 use fbc_image::unpack::{self, UnpackError};
 use fbc_image::{Digest, ImageLimits};
+use fbc_pull::{PullError, RegistryOptions};
 use std::path::{Path, PathBuf};
 
 /// How images are read and where they are kept.
@@ -26,6 +34,8 @@ pub struct FetchOptions {
     pub store: Option<PathBuf>,
     /// How many unpacked images the store keeps.
     pub keep: usize,
+    /// How registries are reached.
+    pub registry: RegistryOptions,
 }
 
 /// The image a catalog came from.
@@ -47,6 +57,8 @@ pub struct Fetched {
     pub dir: PathBuf,
     /// The image it was unpacked from, when it was.
     pub image: Option<ImageInfo>,
+    /// For a registry reference: what polling it needs.
+    pub registry: Option<registry::RegistrySource>,
     /// The scratch directory holding `dir`, removed on drop.
     _scratch: Option<tempfile::TempDir>,
 }
@@ -82,11 +94,23 @@ pub enum FetchError {
         /// Why.
         source: std::io::Error,
     },
-    /// Registry references are not served yet.
-    #[error(
-        "{0}: pulling catalogs from registries is not built yet (issue #27); copy the image into an OCI layout (skopeo copy docker://… oci:DIR:TAG) and serve oci-layout:DIR:TAG"
-    )]
-    RegistryNotYet(String),
+    /// The registry pull failed.
+    #[error("{0}")]
+    Pull(Box<PullError>),
+    /// The runtime for a pull could not start.
+    #[error("starting the runtime to pull {image}: {source}")]
+    Runtime {
+        /// The image.
+        image: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+impl From<PullError> for FetchError {
+    fn from(e: PullError) -> Self {
+        FetchError::Pull(Box::new(e))
+    }
 }
 
 /// Fetches the catalog `arg` names.
@@ -100,9 +124,10 @@ pub fn fetch(arg: &Path, options: &FetchOptions) -> Result<Fetched, FetchError> 
         CatalogSource::Directory(dir) => Ok(Fetched {
             dir,
             image: None,
+            registry: None,
             _scratch: None,
         }),
-        CatalogSource::Registry(_) => Err(FetchError::RegistryNotYet(reference)),
+        CatalogSource::Registry(target) => registry::fetch_blocking(&target, options),
         CatalogSource::Layout(layout_ref) => {
             let name = std::fs::canonicalize(&layout_ref.path)
                 .unwrap_or_else(|_| layout_ref.path.clone())
@@ -116,24 +141,17 @@ pub fn fetch(arg: &Path, options: &FetchOptions) -> Result<Fetched, FetchError> 
                     source,
                 })?;
             let (store, scratch) = open_store(options, &reference)?;
-            let unpacked = store.insert(&image.digest, &reference, |catalog| {
-                unpack::unpack(
-                    &reference,
-                    &configs,
-                    &image.layers,
-                    catalog,
-                    &options.limits,
-                )
-                .map(|_| ())
-                .map_err(FetchError::Unpack)
-            })?;
+            let unpacked = unpack_into(
+                &store,
+                &reference,
+                &image.digest,
+                &configs,
+                &image.layers,
+                options,
+            )?;
             if scratch.is_none() {
-                let removed = store.collect(options.keep, std::slice::from_ref(&image.digest))?;
-                for digest in removed {
-                    tracing::info!(%digest, "image store: removed an unpacked image no longer kept");
-                }
+                collect(&store, options.keep, &image.digest)?;
             }
-            tracing::info!(image = %reference, digest = %image.digest, dir = %unpacked.catalog.display(), "catalog image unpacked");
             Ok(Fetched {
                 dir: unpacked.catalog,
                 image: Some(ImageInfo {
@@ -141,10 +159,43 @@ pub fn fetch(arg: &Path, options: &FetchOptions) -> Result<Fetched, FetchError> 
                     digest: image.digest,
                     name,
                 }),
+                registry: None,
                 _scratch: scratch,
             })
         }
     }
+}
+
+/// Unpacks `layers` (the configs directory `configs` of `reference`) into `store` under
+/// `digest`, unless it is there already.
+pub(crate) fn unpack_into(
+    store: &Store,
+    reference: &str,
+    digest: &Digest,
+    configs: &str,
+    layers: &[unpack::LayerFile],
+    options: &FetchOptions,
+) -> Result<fbc_image::store::Entry, FetchError> {
+    let unpacked = store.insert(digest, reference, |catalog| {
+        unpack::unpack(reference, configs, layers, catalog, &options.limits)
+            .map(|_| ())
+            .map_err(FetchError::Unpack)
+    })?;
+    tracing::info!(image = %reference, %digest, dir = %unpacked.catalog.display(), "catalog image unpacked");
+    Ok(unpacked)
+}
+
+/// Removes stored images past the `keep` most recently used, never `serving`.
+pub(crate) fn collect(store: &Store, keep: usize, serving: &Digest) -> Result<(), FetchError> {
+    for digest in store.collect(keep, std::slice::from_ref(serving))? {
+        tracing::info!(%digest, "image store: removed an unpacked image no longer kept");
+    }
+    Ok(())
+}
+
+/// The name a catalog takes from its image when none is given: the last path component.
+pub(crate) fn image_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_owned()
 }
 
 /// The store to unpack into: the configured one, or a scratch directory's.
@@ -168,98 +219,4 @@ fn open_store(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use fbc_image::testing::{self, Tar};
-
-    fn options(store: Option<PathBuf>) -> FetchOptions {
-        FetchOptions {
-            limits: ImageLimits::default(),
-            platform: Platform::current(),
-            store,
-            keep: 2,
-        }
-    }
-
-    #[test]
-    fn a_directory_is_itself_and_a_layout_is_unpacked_once_by_digest() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let plain = fetch(dir.path(), &options(None)).expect("a directory");
-        assert_eq!(
-            (plain.dir.as_path(), plain.image.as_ref()),
-            (dir.path(), None)
-        );
-
-        let layout = dir.path().join("layout");
-        testing::catalog_layout(
-            &layout,
-            "v1",
-            &[Tar::new().file("configs/a.json", b"{}").finish()],
-        );
-        let arg = PathBuf::from(format!("oci-layout:{}:v1", layout.display()));
-        let store = dir.path().join("images");
-        let first = fetch(&arg, &options(Some(store.clone()))).expect("unpacked");
-        assert_eq!(
-            std::fs::read(first.dir.join("a.json")).expect("a.json"),
-            b"{}"
-        );
-        let image = first.image.clone().expect("an image");
-        assert!(first.dir.starts_with(&store), "{}", first.dir.display());
-        // The second fetch finds the digest in the store.
-        let second = fetch(&arg, &options(Some(store))).expect("cached");
-        assert_eq!((second.dir, second.image), (first.dir, Some(image)));
-    }
-
-    #[test]
-    fn a_scratch_unpack_goes_with_its_fetch() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let layout = dir.path().join("layout");
-        testing::catalog_layout(
-            &layout,
-            "v1",
-            &[Tar::new().file("configs/a.json", b"{}").finish()],
-        );
-        let fetched = fetch(
-            Path::new(&format!("oci-layout:{}", layout.display())),
-            &options(None),
-        )
-        .expect("unpacked");
-        let unpacked = fetched.dir.clone();
-        assert!(unpacked.join("a.json").is_file());
-        drop(fetched);
-        assert!(!unpacked.exists());
-    }
-
-    #[test]
-    fn a_hostile_layer_is_refused_by_name_and_leaves_nothing() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let layout = dir.path().join("layout");
-        testing::catalog_layout(
-            &layout,
-            "v1",
-            &[Tar::new()
-                .file("configs/a.json", b"{}")
-                .symlink("configs/x", "../../etc")
-                .finish()],
-        );
-        let store = dir.path().join("images");
-        let e = fetch(
-            Path::new(&format!("oci-layout:{}:v1", layout.display())),
-            &options(Some(store.clone())),
-        )
-        .expect_err("refused")
-        .to_string();
-        assert!(e.contains("entry \"configs/x\": it is a symlink to \"../../etc\", outside the catalog directory"), "{e}");
-        assert_eq!(
-            std::fs::read_dir(&store).expect("store").count(),
-            0,
-            "nothing left in the store"
-        );
-    }
-
-    #[test]
-    fn registry_references_say_they_are_not_built_yet() {
-        let e = fetch(Path::new("quay.io/org/catalog:v1"), &options(None)).expect_err("not yet");
-        assert!(e.to_string().contains("issue #27"), "{e}");
-    }
-}
+mod tests;

@@ -1,0 +1,348 @@
+//! A registry reference → its digest, or its labels and layer files.
+//!
+//! In: a [`RegistryRef`], [`RegistryOptions`], [`ImageLimits`] and the wanted [`Platform`].
+//! Out: [`Puller::resolve`], the digest the reference names now (no request for a digest
+//! reference; one `HEAD` for a tag); [`Puller::fetch`], a [`PulledImage`]: that digest, the
+//! image config's labels and the layers as files in a directory the caller owns.
+//!
+//! Every document is held to the 4 MiB document limit and checked against the digest it was
+//! asked for by; a multi-platform index is resolved with `fbc_image`'s platform rules (the same
+//! as an OCI layout's); the config is read into memory within that limit; each layer is
+//! streamed to its file (never held in memory), refused past its descriptor's size, and its
+//! digest checked by `oci_client` as it streams. A failed layer leaves a file the caller's
+//! directory removes.
+//!
+//! `oci_client` reads a manifest's body whole before this code sees its size: a registry that
+//! sends an endless manifest is bounded only by the request timeout, not by the document limit
+//! (noted in docs/security.md).
+
+mod capped;
+
+use crate::connect::{self, RegistryOptions};
+use crate::error::{PullError, PullErrorKind};
+use crate::retry::retrying;
+use capped::Capped;
+use fbc_image::ImageLimits;
+use fbc_image::digest::Digest;
+use fbc_image::manifest::{
+    self, Blob, Document, Platform, PlatformChoice, no_platform, select_platform,
+};
+use fbc_image::reference::RegistryRef;
+use fbc_image::spec::ACCEPTED_MANIFEST_TYPES;
+use fbc_image::unpack::LayerFile;
+use oci_client::Reference;
+use oci_client::manifest::OciDescriptor;
+use oci_client::secrets::RegistryAuth;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One image's labels and layer files.
+#[derive(Debug, Clone)]
+pub struct PulledImage {
+    /// What the reference resolved to (an index's digest for a multi-platform image).
+    pub digest: Digest,
+    /// The image config's labels.
+    pub labels: BTreeMap<String, String>,
+    /// The layers, in manifest order.
+    pub layers: Vec<LayerFile>,
+    /// Bytes downloaded: documents and layers.
+    pub bytes: u64,
+}
+
+/// Pulls one reference.
+pub struct Puller {
+    client: oci_client::Client,
+    auth: RegistryAuth,
+    target: RegistryRef,
+    reference: Reference,
+    shown: String,
+    options: RegistryOptions,
+    limits: ImageLimits,
+    platform: Platform,
+}
+
+impl std::fmt::Debug for Puller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Puller")
+            .field("image", &self.shown)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Puller {
+    /// A puller for `target`; reads the credentials file and the CA files now.
+    pub fn new(
+        target: &RegistryRef,
+        options: &RegistryOptions,
+        limits: ImageLimits,
+        platform: Platform,
+    ) -> Result<Puller, PullError> {
+        let shown = target.to_string();
+        let (client, auth) = connect::client(options, &target.registry, &target.repository)
+            .map_err(|kind| PullError {
+                image: shown.clone(),
+                kind,
+            })?;
+        Ok(Puller {
+            client,
+            auth,
+            reference: oci_reference(target),
+            target: target.clone(),
+            shown,
+            options: options.clone(),
+            limits,
+            platform,
+        })
+    }
+
+    /// The reference as given.
+    pub fn image(&self) -> &str {
+        &self.shown
+    }
+
+    /// The digest the reference names now: a digest reference's own (no request), a tag's
+    /// from one `HEAD` of its manifest.
+    pub async fn resolve(&self) -> Result<Digest, PullError> {
+        if let Some(digest) = &self.target.digest {
+            return Ok(digest.clone());
+        }
+        let what = format!("manifest {}", self.tag());
+        let text = self
+            .request(&what, || async {
+                self.client
+                    .fetch_manifest_digest(&self.reference, &self.auth)
+                    .await
+            })
+            .await?;
+        text.parse()
+            .map_err(|source| self.fail(PullErrorKind::Digest { what, source }))
+    }
+
+    /// Pulls the image into `dir` (layer files named by digest); `digest` is what
+    /// [`resolve`](Self::resolve) returned, so a tag moved since is still this image.
+    pub async fn fetch(&self, digest: &Digest, dir: &Path) -> Result<PulledImage, PullError> {
+        let mut bytes = 0u64;
+        let top = Blob {
+            digest: digest.clone(),
+            size: self.limits.max_document_bytes,
+        };
+        let image = self.image_manifest(&top, 0, &mut bytes).await?;
+        let (config, layers) = manifest::blobs(&image, &self.limits).map_err(|source| {
+            self.fail(PullErrorKind::Manifest {
+                what: format!("manifest {digest}"),
+                source: Box::new(source),
+            })
+        })?;
+        let config_bytes = self.config(&config).await?;
+        bytes += config.size;
+        let labels = manifest::labels(&config_bytes, &self.limits).map_err(|source| {
+            self.fail(PullErrorKind::Manifest {
+                what: format!("config {}", config.digest),
+                source: Box::new(source),
+            })
+        })?;
+        let mut files = Vec::with_capacity(layers.len());
+        for (i, layer) in layers.iter().enumerate() {
+            let path = dir.join(layer.digest.hex());
+            self.layer(i, layer, &path).await?;
+            bytes += layer.size;
+            files.push(LayerFile {
+                digest: layer.digest.clone(),
+                path,
+            });
+        }
+        Ok(PulledImage {
+            digest: digest.clone(),
+            labels,
+            layers: files,
+            bytes,
+        })
+    }
+
+    /// The image manifest `blob` is, or leads to through an index for the platform.
+    async fn image_manifest(
+        &self,
+        blob: &Blob,
+        depth: usize,
+        bytes: &mut u64,
+    ) -> Result<oci_spec::image::ImageManifest, PullError> {
+        let what = format!("manifest {}", blob.digest);
+        let body = self.document(blob).await?;
+        *bytes += body.len() as u64;
+        let manifest_err = |source| {
+            self.fail(PullErrorKind::Manifest {
+                what: what.clone(),
+                source: Box::new(source),
+            })
+        };
+        let index = match manifest::parse_document(&body, &self.limits).map_err(manifest_err)? {
+            Document::Image(image) => return Ok(*image),
+            Document::Index(index) => index,
+        };
+        if depth >= 1 {
+            return Err(self.fail(PullErrorKind::TooDeep(blob.digest.to_string())));
+        }
+        match select_platform(&index, &self.platform).map_err(manifest_err)? {
+            PlatformChoice::Match(entry) => {
+                let blob = Blob {
+                    digest: entry.digest,
+                    size: entry.size,
+                };
+                Box::pin(self.image_manifest(&blob, depth + 1, bytes)).await
+            }
+            PlatformChoice::Candidates(candidates) => {
+                let mut images = Vec::with_capacity(candidates.len());
+                for entry in &candidates {
+                    let blob = Blob {
+                        digest: entry.digest.clone(),
+                        size: entry.size,
+                    };
+                    images.push(Box::pin(self.image_manifest(&blob, depth + 1, bytes)).await?);
+                }
+                let same_config = images
+                    .windows(2)
+                    .all(|w| w[0].config().digest() == w[1].config().digest());
+                match images.into_iter().next() {
+                    Some(first) if same_config => Ok(first),
+                    _ => Err(manifest_err(no_platform(&self.platform, &candidates))),
+                }
+            }
+        }
+    }
+
+    /// A manifest or index by digest, at most `blob.size` bytes and the document limit.
+    async fn document(&self, blob: &Blob) -> Result<Vec<u8>, PullError> {
+        let what = format!("manifest {}", blob.digest);
+        let at = self.reference.clone_with_digest(blob.digest.to_string());
+        let (body, _) = self
+            .request(&what, || async {
+                self.client
+                    .pull_manifest_raw(&at, &self.auth, ACCEPTED_MANIFEST_TYPES)
+                    .await
+            })
+            .await?;
+        let limit = blob.size.min(self.limits.max_document_bytes);
+        if body.len() as u64 > limit {
+            return Err(self.fail(PullErrorKind::Size {
+                what,
+                expected: limit,
+                actual: body.len() as u64,
+            }));
+        }
+        // oci_client checked the digest; a document is checked again here, where it is used.
+        blob.digest
+            .check(&body)
+            .map_err(|source| self.fail(PullErrorKind::Digest { what, source }))?;
+        Ok(body.to_vec())
+    }
+
+    /// The image config, into memory within the document limit.
+    async fn config(&self, blob: &Blob) -> Result<Vec<u8>, PullError> {
+        let what = format!("config {}", blob.digest);
+        let written = self
+            .request(&what, || async {
+                let mut sink = Capped::new(Vec::new(), blob.size);
+                let pulled = self
+                    .client
+                    .pull_blob(&self.reference, &descriptor(blob), &mut sink)
+                    .await;
+                pulled.map(|()| sink)
+            })
+            .await?;
+        self.check_size(&what, blob, written.written())?;
+        Ok(written.into_inner())
+    }
+
+    /// Layer `index`, streamed to `path`.
+    async fn layer(&self, index: usize, blob: &Blob, path: &Path) -> Result<(), PullError> {
+        let what = format!("layer {index} {}", blob.digest);
+        let io_err = |source| {
+            self.fail(PullErrorKind::Io {
+                path: path.display().to_string(),
+                source,
+            })
+        };
+        let written = self
+            .request(&what, || async {
+                // Each attempt starts the file again.
+                let file = tokio::fs::File::create(path).await?;
+                let mut sink = Capped::new(file, blob.size);
+                self.client
+                    .pull_blob(&self.reference, &descriptor(blob), &mut sink)
+                    .await?;
+                Ok(sink.written())
+            })
+            .await?;
+        self.check_size(&what, blob, written)?;
+        // The file is complete on disk before unpacking reads it.
+        let file = tokio::fs::File::open(path).await.map_err(io_err)?;
+        file.sync_all().await.map_err(io_err)?;
+        Ok(())
+    }
+
+    fn check_size(&self, what: &str, blob: &Blob, written: u64) -> Result<(), PullError> {
+        if written != blob.size {
+            return Err(self.fail(PullErrorKind::Size {
+                what: what.to_owned(),
+                expected: blob.size,
+                actual: written,
+            }));
+        }
+        Ok(())
+    }
+
+    /// Runs one registry request with the retry policy, classifying its error.
+    async fn request<T, F, Fut>(&self, what: &str, attempt: F) -> Result<T, PullError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<T, oci_client::errors::OciDistributionError>>,
+    {
+        let registry = &self.target.registry;
+        let timeout = self.options.request_timeout;
+        retrying(self.options.attempts, self.options.backoff, || async {
+            match tokio::time::timeout(timeout, attempt()).await {
+                Ok(Ok(value)) => Ok(value),
+                Ok(Err(e)) => Err(PullErrorKind::from_oci(what, registry, e)),
+                Err(_) => Err(PullErrorKind::Transient {
+                    what: what.to_owned(),
+                    reason: format!("no answer within {}s", timeout.as_secs()),
+                }),
+            }
+        })
+        .await
+        .map_err(|kind| self.fail(kind))
+    }
+
+    fn tag(&self) -> &str {
+        self.target.tag.as_deref().unwrap_or("latest")
+    }
+
+    fn fail(&self, kind: PullErrorKind) -> PullError {
+        PullError {
+            image: self.shown.clone(),
+            kind,
+        }
+    }
+}
+
+fn descriptor(blob: &Blob) -> OciDescriptor {
+    OciDescriptor {
+        digest: blob.digest.to_string(),
+        size: i64::try_from(blob.size).unwrap_or(i64::MAX),
+        ..OciDescriptor::default()
+    }
+}
+
+/// `oci_client`'s form of the reference.
+fn oci_reference(target: &RegistryRef) -> Reference {
+    let registry = target.registry.clone();
+    let repository = target.repository.clone();
+    match (&target.tag, &target.digest) {
+        (Some(tag), Some(digest)) => {
+            Reference::with_tag_and_digest(registry, repository, tag.clone(), digest.to_string())
+        }
+        (None, Some(digest)) => Reference::with_digest(registry, repository, digest.to_string()),
+        (Some(tag), None) => Reference::with_tag(registry, repository, tag.clone()),
+        (None, None) => Reference::with_tag(registry, repository, "latest".to_owned()),
+    }
+}

@@ -5,7 +5,8 @@
 //! provider (installed as the process default: the server's one crypto stack), with the
 //! system's roots plus any `--registry-ca`, and the credentials for the reference. Plain HTTP is
 //! used only for a loopback registry (`localhost`, `127.0.0.0/8`, `::1`) or one named with
-//! `--insecure-registry`; any other registry is HTTPS with verified certificates.
+//! `--insecure-registry` — and for those HTTPS is tried first, as containers/image does, so a
+//! loopback registry with TLS works too; any other registry is HTTPS with verified certificates.
 
 use crate::credentials::{AuthLookup, Credentials};
 use crate::error::PullErrorKind;
@@ -68,26 +69,31 @@ pub fn plain_http(registry: &str, insecure: &[String]) -> bool {
         || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-/// A client for `registry` and the credentials to give it.
-pub(crate) fn client(
+/// The clients for one registry and the credentials to give it.
+pub(crate) struct Clients {
+    /// Over HTTPS.
+    pub https: oci_client::Client,
+    /// Over plain HTTP, for a registry allowed it.
+    pub plain: Option<oci_client::Client>,
+    /// The credentials.
+    pub auth: RegistryAuth,
+}
+
+/// The clients for `registry` and the credentials to give it.
+pub(crate) fn clients(
     options: &RegistryOptions,
     registry: &str,
     repository: &str,
-) -> Result<(oci_client::Client, RegistryAuth), PullErrorKind> {
+) -> Result<Clients, PullErrorKind> {
     // rustls needs a process-wide provider; a second install (the server's own) is a no-op.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut extra_root_certificates = Vec::new();
     for path in &options.ca_files {
         extra_root_certificates.push(read_ca(path)?);
     }
-    let protocol = if plain_http(registry, &options.insecure) {
-        ClientProtocol::HttpsExcept(vec![registry.to_owned()])
-    } else {
-        ClientProtocol::Https
-    };
-    let config = ClientConfig {
+    let config = |protocol| ClientConfig {
         protocol,
-        extra_root_certificates,
+        extra_root_certificates: extra_root_certificates.clone(),
         connect_timeout: Some(options.connect_timeout),
         read_timeout: Some(options.read_timeout),
         // Layers are fetched one at a time into files.
@@ -99,7 +105,16 @@ pub(crate) fn client(
         Some(Credentials { username, password }) => RegistryAuth::Basic(username, password),
         None => RegistryAuth::Anonymous,
     };
-    Ok((oci_client::Client::new(config), auth))
+    let plain = plain_http(registry, &options.insecure).then(|| {
+        oci_client::Client::new(config(ClientProtocol::HttpsExcept(vec![
+            registry.to_owned(),
+        ])))
+    });
+    Ok(Clients {
+        https: oci_client::Client::new(config(ClientProtocol::Https)),
+        plain,
+        auth,
+    })
 }
 
 fn read_ca(path: &PathBuf) -> Result<Certificate, PullErrorKind> {
@@ -168,7 +183,7 @@ mod tests {
             ca_files: vec![path],
             ..RegistryOptions::default()
         };
-        let e = client(&options, "quay.io", "x")
+        let e = clients(&options, "quay.io", "x")
             .err()
             .expect("refused")
             .to_string();

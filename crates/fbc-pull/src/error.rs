@@ -113,6 +113,15 @@ pub enum PullErrorKind {
         /// Why.
         reason: String,
     },
+    /// A registry allowed plain HTTP failed over both: the plain HTTP error, and why HTTPS,
+    /// tried first, did not answer (a certificate not trusted, say).
+    #[error("{plain}; HTTPS, tried first: {https}")]
+    BothSchemes {
+        /// The error over plain HTTP.
+        plain: Box<PullErrorKind>,
+        /// Why HTTPS did not answer.
+        https: String,
+    },
     /// A local file could not be written.
     #[error("writing {path}: {source}")]
     Io {
@@ -127,11 +136,20 @@ impl PullError {
     /// Whether a later attempt may succeed without anyone changing anything: connection
     /// failures, timeouts, 5xx and 429 answers.
     pub fn is_transient(&self) -> bool {
-        matches!(self.kind, PullErrorKind::Transient { .. })
+        self.kind.is_transient()
     }
 }
 
 impl PullErrorKind {
+    /// See [`PullError::is_transient`].
+    pub fn is_transient(&self) -> bool {
+        match self {
+            PullErrorKind::Transient { .. } => true,
+            PullErrorKind::BothSchemes { plain, .. } => plain.is_transient(),
+            _ => false,
+        }
+    }
+
     /// `error` from reading `what` at `registry`, classified.
     pub(crate) fn from_oci(what: &str, registry: &str, error: OciDistributionError) -> Self {
         let what = what.to_owned();

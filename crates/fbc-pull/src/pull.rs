@@ -51,7 +51,11 @@ pub struct PulledImage {
 
 /// Pulls one reference.
 pub struct Puller {
-    client: oci_client::Client,
+    https: oci_client::Client,
+    /// For a loopback or `--insecure-registry` registry: plain HTTP, used when HTTPS fails.
+    plain: Option<oci_client::Client>,
+    /// Whether plain HTTP was found to be the way, once a request has succeeded.
+    use_plain: std::sync::OnceLock<bool>,
     auth: RegistryAuth,
     target: RegistryRef,
     reference: Reference,
@@ -78,14 +82,18 @@ impl Puller {
         platform: Platform,
     ) -> Result<Puller, PullError> {
         let shown = target.to_string();
-        let (client, auth) = connect::client(options, &target.registry, &target.repository)
-            .map_err(|kind| PullError {
-                image: shown.clone(),
-                kind,
+        let clients =
+            connect::clients(options, &target.registry, &target.repository).map_err(|kind| {
+                PullError {
+                    image: shown.clone(),
+                    kind,
+                }
             })?;
         Ok(Puller {
-            client,
-            auth,
+            https: clients.https,
+            plain: clients.plain,
+            use_plain: std::sync::OnceLock::new(),
+            auth: clients.auth,
             reference: oci_reference(target),
             target: target.clone(),
             shown,
@@ -108,8 +116,8 @@ impl Puller {
         }
         let what = format!("manifest {}", self.tag());
         let text = self
-            .request(&what, || async {
-                self.client
+            .request(&what, |client| async move {
+                client
                     .fetch_manifest_digest(&self.reference, &self.auth)
                     .await
             })
@@ -215,10 +223,13 @@ impl Puller {
         let what = format!("manifest {}", blob.digest);
         let at = self.reference.clone_with_digest(blob.digest.to_string());
         let (body, _) = self
-            .request(&what, || async {
-                self.client
-                    .pull_manifest_raw(&at, &self.auth, ACCEPTED_MANIFEST_TYPES)
-                    .await
+            .request(&what, |client| {
+                let at = &at;
+                async move {
+                    client
+                        .pull_manifest_raw(at, &self.auth, ACCEPTED_MANIFEST_TYPES)
+                        .await
+                }
             })
             .await?;
         let limit = blob.size.min(self.limits.max_document_bytes);
@@ -240,10 +251,9 @@ impl Puller {
     async fn config(&self, blob: &Blob) -> Result<Vec<u8>, PullError> {
         let what = format!("config {}", blob.digest);
         let written = self
-            .request(&what, || async {
+            .request(&what, |client| async move {
                 let mut sink = Capped::new(Vec::new(), blob.size);
-                let pulled = self
-                    .client
+                let pulled = client
                     .pull_blob(&self.reference, &descriptor(blob), &mut sink)
                     .await;
                 pulled.map(|()| sink)
@@ -263,11 +273,11 @@ impl Puller {
             })
         };
         let written = self
-            .request(&what, || async {
+            .request(&what, |client| async move {
                 // Each attempt starts the file again.
                 let file = tokio::fs::File::create(path).await?;
                 let mut sink = Capped::new(file, blob.size);
-                self.client
+                client
                     .pull_blob(&self.reference, &descriptor(blob), &mut sink)
                     .await?;
                 Ok(sink.written())
@@ -292,15 +302,31 @@ impl Puller {
     }
 
     /// Runs one registry request with the retry policy, classifying its error.
-    async fn request<T, F, Fut>(&self, what: &str, attempt: F) -> Result<T, PullError>
+    async fn request<'a, T, F, Fut>(&'a self, what: &str, attempt: F) -> Result<T, PullError>
     where
-        F: Fn() -> Fut,
+        F: Fn(&'a oci_client::Client) -> Fut,
         Fut: Future<Output = Result<T, oci_client::errors::OciDistributionError>>,
     {
         let registry = &self.target.registry;
         let timeout = self.options.request_timeout;
-        retrying(self.options.attempts, self.options.backoff, || async {
-            match tokio::time::timeout(timeout, attempt()).await {
+        let mut https_error = None;
+        let plain = match (self.use_plain.get(), &self.plain) {
+            (Some(known), _) => *known,
+            (None, None) => false,
+            (None, Some(_)) => match self.https_answers().await {
+                Ok(()) => false,
+                Err(why) => {
+                    https_error = Some(why);
+                    true
+                }
+            },
+        };
+        let client = match (&self.plain, plain) {
+            (Some(client), true) => client,
+            _ => &self.https,
+        };
+        let result = retrying(self.options.attempts, self.options.backoff, || async {
+            match tokio::time::timeout(timeout, attempt(client)).await {
                 Ok(Ok(value)) => Ok(value),
                 Ok(Err(e)) => Err(PullErrorKind::from_oci(what, registry, e)),
                 Err(_) => Err(PullErrorKind::Transient {
@@ -309,8 +335,44 @@ impl Puller {
                 }),
             }
         })
-        .await
-        .map_err(|kind| self.fail(kind))
+        .await;
+        if result.is_ok() {
+            let _ = self.use_plain.set(plain);
+        }
+        result.map_err(|kind| match https_error {
+            Some(https) => self.fail(PullErrorKind::BothSchemes {
+                plain: Box::new(kind),
+                https,
+            }),
+            None => self.fail(kind),
+        })
+    }
+
+    /// Whether the registry answers HTTPS at all (any HTTP answer, even a refusal), or why
+    /// not: how a registry allowed plain HTTP is first tried, as containers/image does.
+    async fn https_answers(&self) -> Result<(), String> {
+        let probe = self
+            .https
+            .fetch_manifest_digest(&self.reference, &self.auth);
+        let answered = match tokio::time::timeout(self.options.connect_timeout, probe).await {
+            Ok(Err(oci_client::errors::OciDistributionError::RequestError(e))) => {
+                Err(crate::error::chain(&e))
+            }
+            Ok(_) => Ok(()),
+            Err(_) => Err(format!(
+                "no answer within {}s",
+                self.options.connect_timeout.as_secs()
+            )),
+        };
+        match &answered {
+            Ok(()) => {
+                let _ = self.use_plain.set(false);
+            }
+            Err(why) => {
+                tracing::debug!(image = %self.shown, error = %why, "no HTTPS; trying plain HTTP");
+            }
+        }
+        answered
     }
 
     fn tag(&self) -> &str {

@@ -1,0 +1,30 @@
+//! Catalogs from a real registry: Debian's `docker-registry` (distribution 2.8.2) started on
+//! loopback with its own config — plain, htpasswd basic auth, a bearer challenge, TLS from a
+//! test CA — and images pushed by the tests. Through the real binary: `validate` and `serve`
+//! of tag and digest references, credentials, refused images (each naming the image and why),
+//! a digest altered in the registry's storage, platforms, zstd, whiteouts, hostile layers;
+//! the image store across restarts with the registry gone.
+//!
+//! A custom harness (see `support`): without `docker-registry` on the PATH every test here is
+//! reported ignored, by name, with the reason; under CI (`.ci/run` installs it) they fail.
+
+#[path = "registry/distribution.rs"]
+mod distribution;
+#[path = "integration/harness/process.rs"]
+#[allow(dead_code)]
+mod process;
+#[path = "registry/pulls.rs"]
+mod pulls;
+mod support;
+
+use libtest_mimic::Arguments;
+
+fn main() {
+    let args = Arguments::from_args();
+    let registry = support::program_on_path(
+        "docker-registry",
+        "Debian's docker-registry, the registry these tests pull from",
+    );
+    let trials = support::trials(&registry, pulls::TESTS.to_vec());
+    libtest_mimic::run(&args, trials).exit();
+}

@@ -85,7 +85,8 @@ pub enum Output {
 /// `validate` arguments.
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
-    /// The catalog: its root directory, or an image in an OCI layout (`oci-layout:PATH[:TAG|@DIGEST]`).
+    /// The catalog: its root directory, an image in an OCI layout (`oci-layout:PATH[:TAG|@DIGEST]`),
+    /// or an image in a registry (`HOST[:PORT]/REPO[:TAG][@sha256:…]`, `docker://` accepted).
     pub dir: PathBuf,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Output::Text)]
@@ -101,7 +102,8 @@ pub struct ValidateArgs {
 /// so `serve --watch DIR` reads DIR as the catalog.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
-    /// The catalog: its root directory, or an image in an OCI layout (`oci-layout:PATH[:TAG|@DIGEST]`).
+    /// The catalog: its root directory, an image in an OCI layout (`oci-layout:PATH[:TAG|@DIGEST]`),
+    /// or an image in a registry (`HOST[:PORT]/REPO[:TAG][@sha256:…]`, `docker://` accepted).
     pub dir: PathBuf,
     /// Port to listen on, on all interfaces (IPv4 and IPv6).
     #[arg(short, long, default_value_t = 50051)]

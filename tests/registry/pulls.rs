@@ -12,6 +12,10 @@ use std::process::Command;
 
 pub const TESTS: &[NamedTest<PathBuf>] = &[
     (
+        "the_graph_commands_read_a_registry_image_as_its_directory",
+        the_graph_commands_read_a_registry_image_as_its_directory,
+    ),
+    (
         "a_tag_validates_as_its_directory_does",
         a_tag_validates_as_its_directory_does,
     ),
@@ -468,6 +472,36 @@ fn the_image_store_serves_a_restart_without_the_registry(_: PathBuf) -> Result<(
         "{}",
         offline.stderr()
     );
+    Ok(())
+}
+
+fn the_graph_commands_read_a_registry_image_as_its_directory(_: PathBuf) -> Result<(), Failed> {
+    let registry = Registry::start(Auth::None, None);
+    block_on_value(registry.push_image("c", "v1", &[LABEL], &[catalog_layer(&example())]));
+    let image = format!("{}/c:v1", registry.host());
+    let dir = example().to_str().expect("utf-8").to_owned();
+    let run = |args: &[String]| {
+        let out = Command::new(BIN).args(args).output().expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    for command in [
+        vec!["successors", "CATALOG", "--package", "example-operator"],
+        vec!["graph", "CATALOG"],
+        vec!["lint", "CATALOG"],
+    ] {
+        let with = |catalog: &str| -> Vec<String> {
+            command
+                .iter()
+                .map(|a| if *a == "CATALOG" { catalog } else { a }.to_owned())
+                .collect()
+        };
+        let (code, from_dir) = run(&with(&dir));
+        assert!(!from_dir.is_empty(), "{command:?}");
+        assert_eq!(run(&with(&image)), (code, from_dir), "{command:?}");
+    }
     Ok(())
 }
 

@@ -13,8 +13,9 @@ use std::path::PathBuf;
 #[derive(Debug, clap::Args)]
 #[group(id = "source", required = true, multiple = false)]
 pub struct SourceArgs {
-    /// The catalog root directory (read offline).
-    #[arg(group = "source")]
+    /// The catalog, read offline: a directory, oci-layout:PATH[:TAG|@DIGEST], or a registry
+    /// image HOST[:PORT]/REPO[:TAG][@sha256:…].
+    #[arg(group = "source", value_name = "CATALOG")]
     pub dir: Option<PathBuf>,
     /// Ask the server at this address instead (host:port, e.g. localhost:50051).
     #[arg(long, value_name = "HOST:PORT", group = "source")]

@@ -1,5 +1,5 @@
-//! Where a graph command gets its answers: a catalog directory read here, or a
-//! running server asked over gRPC.
+//! Where a graph command gets its answers: a catalog read here (a directory, an OCI layout or
+//! a registry image, through [`crate::snapshot::fetch`]), or a running server asked over gRPC.
 //!
 //! In: [`SourceArgs`]. Out: a [`Source`] whose methods take `fbc.v1` requests and
 //! return `fbc.v1` replies. Offline, the same functions the server runs
@@ -23,6 +23,9 @@ pub enum AskError {
     /// The directory is not a valid catalog.
     #[error("the catalog does not validate ({} problems)", .0.len())]
     Invalid(Vec<Diagnostic>),
+    /// The catalog image could not be fetched.
+    #[error("{0}")]
+    Fetch(#[from] crate::snapshot::fetch::FetchError),
     /// The server could not be reached.
     #[error("cannot reach {addr}: {message}")]
     Connect {
@@ -38,10 +41,23 @@ pub enum AskError {
 
 /// A catalog to ask.
 pub enum Source {
-    /// A directory, loaded here.
-    Offline(Box<Tables>),
+    /// A catalog loaded here.
+    Offline(Box<Offline>),
     /// A server.
     Remote(Box<Remote>),
+}
+
+/// A catalog loaded here, and the unpacked image it came from (kept while it is asked).
+pub struct Offline {
+    tables: Tables,
+    _fetched: crate::snapshot::fetch::Fetched,
+}
+
+impl std::ops::Deref for Offline {
+    type Target = Tables;
+    fn deref(&self) -> &Tables {
+        &self.tables
+    }
 }
 
 /// A connection to a server.
@@ -178,10 +194,12 @@ fn connect(addr: &str) -> Result<Source, AskError> {
 /// v1.58.0 accepts is answered as OLM answers it, with a warning on stderr
 /// (stdout stays the answer alone, for tools).
 fn load(
-    dir: &std::path::Path,
+    arg: &std::path::Path,
     limits: &crate::cli::values::LimitArgs,
     strict: bool,
 ) -> Result<Source, AskError> {
+    let fetched = crate::snapshot::fetch::fetch(arg, &limits.fetch_options(None))?;
+    let dir = fetched.dir.as_path();
     let missed = load::timeout_diagnostic(dir, limits.load_timeout);
     let _watchdog = crate::snapshot::deadline::Watchdog::start(limits.load_timeout, move || {
         eprintln!("{missed}");
@@ -200,7 +218,9 @@ fn load(
         let why = warning.hint.as_deref().unwrap_or_default();
         eprintln!("warning: {warning}; {why}; --strict refuses it");
     }
-    Ok(Source::Offline(Box::new(
-        loaded.tables(dir, options.limits),
-    )))
+    let tables = loaded.tables(dir, options.limits);
+    Ok(Source::Offline(Box::new(Offline {
+        tables,
+        _fetched: fetched,
+    })))
 }

@@ -25,7 +25,7 @@ pub enum AskError {
     Invalid(Vec<Diagnostic>),
     /// The catalog image could not be fetched.
     #[error("{0}")]
-    Fetch(#[from] crate::snapshot::fetch::FetchError),
+    Fetch(Box<crate::snapshot::fetch::FetchError>),
     /// The server could not be reached.
     #[error("cannot reach {addr}: {message}")]
     Connect {
@@ -37,6 +37,12 @@ pub enum AskError {
     /// The question has no answer: an unknown name, a malformed field.
     #[error("{}", .0.message())]
     Status(#[from] Status),
+}
+
+impl From<crate::snapshot::fetch::FetchError> for AskError {
+    fn from(e: crate::snapshot::fetch::FetchError) -> Self {
+        AskError::Fetch(Box::new(e))
+    }
 }
 
 /// A catalog to ask.

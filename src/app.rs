@@ -11,14 +11,18 @@
 
 use crate::http::HttpConfig;
 use crate::snapshot::cache::{CacheConfig, CacheError, CachedLoad, Outcome};
+use crate::snapshot::fetch::ImageInfo;
 use crate::snapshot::load::{self, LoadOptions, LoadedCatalog};
+use crate::snapshot::poll::PollConfig;
 use crate::snapshot::reload::{ReloadConfig, ReloadHandle};
+use crate::snapshot::status::SourceStatus;
 use crate::snapshot::{Catalog, Publisher};
 use crate::transport::limits::TransportLimits;
 use fbc_catalog::diagnostic::Diagnostic;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
 
@@ -63,6 +67,10 @@ pub struct ServeConfig {
     /// TLS for the gRPC, HTTP and (unless `metrics_tls` is false) metrics listeners;
     /// `None`: plain text.
     pub tls: Option<crate::transport::tls::TlsFiles>,
+    /// The image `root` was unpacked from, when the catalog is one.
+    pub image: Option<ImageInfo>,
+    /// Polling the image's tag for new images (`--poll-interval`), when asked.
+    pub poll: Option<PollConfig>,
 }
 
 impl ServeConfig {
@@ -82,6 +90,8 @@ impl ServeConfig {
             metrics: None,
             metrics_tls: true,
             tls: None,
+            image: None,
+            poll: None,
         }
     }
 }
@@ -225,8 +235,24 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     let (mut publisher, catalog) = Publisher::new();
     crate::metrics::watch_catalog(Box::new(catalog.clone()));
     let report = loaded.report.clone();
-    let generation = publisher.publish(loaded);
-    crate::snapshot::reload::log_loaded(&config.root, &report, generation, "catalog loaded");
+    let generation = publisher.publish(loaded, config.image.clone());
+    crate::snapshot::reload::log_loaded(
+        &config.root,
+        config.image.as_ref(),
+        &report,
+        generation,
+        "catalog loaded",
+    );
+    let unpacked = config.image.as_ref().and_then(|_| {
+        std::fs::metadata(&config.root)
+            .and_then(|m| m.modified())
+            .ok()
+    });
+    let status = Arc::new(SourceStatus::new(
+        config.image.clone(),
+        unpacked,
+        config.poll.is_some(),
+    ));
     let Listeners {
         grpc: Bound {
             listener,
@@ -249,6 +275,9 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     let metrics_addr = metrics.as_ref().map(|bound| bound.addr);
     tracing::info!(address = %grpc_addr, configs = %config.root.display(), "serving registry");
     let reload = crate::snapshot::reload::spawn(reload_config(&config), publisher);
+    if let (Some(poll), Some(image)) = (config.poll.clone(), config.image.clone()) {
+        crate::snapshot::poll::spawn(poll, image, reload.clone(), status.clone());
+    }
     if config.watch {
         tracing::info!(
             debounce_ms = config.reload_debounce.as_millis() as u64,
@@ -267,6 +296,7 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
         tokio::spawn(crate::http::serve(
             listener,
             catalog.clone(),
+            status.clone(),
             http,
             tls.clone(),
             signal,
@@ -379,5 +409,6 @@ fn reload_config(config: &ServeConfig) -> ReloadConfig {
         options: config.load,
         load_timeout: config.load_timeout,
         cache_dir: config.cache.as_ref().map(|c| c.dir.clone()),
+        image: config.image.clone(),
     }
 }

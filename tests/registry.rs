@@ -10,6 +10,8 @@
 
 #[path = "registry/distribution.rs"]
 mod distribution;
+#[path = "registry/polls.rs"]
+mod polls;
 #[path = "integration/harness/process.rs"]
 #[allow(dead_code)]
 mod process;
@@ -25,6 +27,8 @@ fn main() {
         "docker-registry",
         "Debian's docker-registry, the registry these tests pull from",
     );
-    let trials = support::trials(&registry, pulls::TESTS.to_vec());
+    let mut tests = pulls::TESTS.to_vec();
+    tests.extend_from_slice(polls::TESTS);
+    let trials = support::trials(&registry, tests);
     libtest_mimic::run(&args, trials).exit();
 }

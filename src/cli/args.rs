@@ -10,7 +10,8 @@ use super::values::parse_duration;
 use super::values::{parse_depth, parse_size};
 use crate::app::{Listen, ServeConfig};
 use crate::http::{HttpConfig, HttpLimits};
-use crate::snapshot::fetch::Fetched;
+use crate::snapshot::fetch::{FetchOptions, Fetched};
+use crate::snapshot::poll::PollConfig;
 use crate::transport::limits::HANDSHAKE_TIMEOUT;
 use crate::transport::limits::TransportLimits;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -149,6 +150,11 @@ pub struct ServeArgs {
     /// Quiet time after the last file change before a reload starts (e.g. 250ms, 1.5s).
     #[arg(long, value_name = "DURATION", default_value = "250ms", value_parser = parse_duration)]
     pub reload_debounce: std::time::Duration,
+    /// For a registry image given by tag: how often to ask whether the tag names a new image
+    /// (e.g. 5m), with up to 10% jitter; a new image is pulled, validated and served, a bad one
+    /// never replaces the served catalog. Off by default; a digest reference never changes.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub poll_interval: Option<std::time::Duration>,
     /// Parsing limits and the load timeout.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -204,7 +210,11 @@ impl ServeArgs {
 
 impl ServeArgs {
     /// The server configuration these flags describe.
-    pub fn serve_config(&self, fetched: &Fetched) -> Result<ServeConfig, String> {
+    pub fn serve_config(
+        &self,
+        fetched: &Fetched,
+        fetch: &FetchOptions,
+    ) -> Result<ServeConfig, String> {
         Ok(ServeConfig {
             root: fetched.dir.clone(),
             listen: Listen::AllInterfaces(self.port),
@@ -215,7 +225,8 @@ impl ServeArgs {
                 enforce_integrity: self.enforce_integrity(),
                 must_write: self.cache_only,
             }),
-            watch: self.watch,
+            // An image's unpacked files never change: nothing to watch.
+            watch: self.watch && fetched.image.is_none(),
             reload_debounce: self.reload_debounce,
             sighup: true,
             transport: self.transport.limits(),
@@ -230,7 +241,38 @@ impl ServeArgs {
                 }),
                 _ => None,
             },
+            image: fetched.image.clone(),
+            poll: self.poll_config(fetched, fetch)?,
         })
+    }
+
+    /// Polling, when `--poll-interval` is given: only a registry tag can move.
+    fn poll_config(
+        &self,
+        fetched: &Fetched,
+        fetch: &FetchOptions,
+    ) -> Result<Option<PollConfig>, String> {
+        let Some(interval) = self.poll_interval else {
+            return Ok(None);
+        };
+        match &fetched.registry {
+            _ if interval < Duration::from_secs(1) => {
+                Err("--poll-interval must be at least 1s".to_owned())
+            }
+            Some(source) if source.pinned => Err(format!(
+                "--poll-interval: {} names a digest, which never changes; give a tag to poll",
+                self.dir.display()
+            )),
+            Some(source) => Ok(Some(PollConfig {
+                interval,
+                source: source.clone(),
+                fetch: fetch.clone(),
+            })),
+            None => Err(format!(
+                "--poll-interval polls a registry image's tag; {} is not one",
+                self.dir.display()
+            )),
+        }
     }
 
     /// The HTTP server's settings, when `--http-addr` is given: the catalog name

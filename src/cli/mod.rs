@@ -235,11 +235,12 @@ fn serve(args: &ServeArgs) -> ExitCode {
         );
     }
     let store = (!args.cache_dir.is_empty()).then(|| Path::new(&args.cache_dir).join("images"));
-    let fetched = match fetch::fetch(&args.dir, &args.limits.fetch_options(store)) {
+    let options = args.limits.fetch_options(store);
+    let fetched = match fetch::fetch(&args.dir, &options) {
         Ok(fetched) => fetched,
         Err(e) => return fatal(args, &format!("cannot serve {}: {e}", args.dir.display())),
     };
-    let config = match args.serve_config(&fetched) {
+    let config = match args.serve_config(&fetched, &options) {
         Ok(config) => config,
         Err(reason) => return fatal(args, &reason),
     };
@@ -254,7 +255,13 @@ fn serve(args: &ServeArgs) -> ExitCode {
         }
     };
     if args.cache_only {
-        crate::snapshot::reload::log_loaded(&args.dir, &loaded.report, 1, "catalog loaded");
+        crate::snapshot::reload::log_loaded(
+            &args.dir,
+            fetched.image.as_ref(),
+            &loaded.report,
+            1,
+            "catalog loaded",
+        );
         tracing::info!("--cache-only: done, exiting");
         return ExitCode::SUCCESS;
     }

@@ -24,6 +24,8 @@ pub struct ApiState {
     pub catalog: Catalog,
     /// The name in its URLs.
     pub name: Arc<str>,
+    /// Where it came from and how its updates fare.
+    pub status: Arc<crate::snapshot::status::SourceStatus>,
 }
 
 /// `Content-Type` of `/all` and `/metas`.

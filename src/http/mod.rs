@@ -45,6 +45,7 @@ pub(crate) mod listener;
 pub(crate) mod metrics;
 pub(crate) mod range;
 pub(crate) mod routes;
+pub(crate) mod status;
 pub(crate) mod workers;
 
 use crate::snapshot::Catalog;
@@ -102,6 +103,7 @@ pub struct HttpConfig {
 pub async fn serve(
     listener: TcpListener,
     catalog: Catalog,
+    status: Arc<crate::snapshot::status::SourceStatus>,
     config: HttpConfig,
     tls: Option<Arc<crate::transport::tls::Tls>>,
     shutdown: impl Future<Output = ()>,
@@ -110,6 +112,7 @@ pub async fn serve(
     let api = catalogd::ApiState {
         catalog,
         name: Arc::from(config.catalog_name.as_str()),
+        status,
     };
     listener::serve(
         "http",

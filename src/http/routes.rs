@@ -12,6 +12,7 @@ use super::errors::{self, Reply};
 use super::graph;
 use super::graphql;
 use super::icons;
+use super::status;
 use axum::Router;
 use axum::extract::State;
 use axum::routing::{MethodRouter, any};
@@ -31,6 +32,8 @@ pub(crate) mod paths {
     pub const SUCCESSORS: &str = "/catalogs/{catalog}/api/v1/successors";
     /// catalogd's GraphQL.
     pub const GRAPHQL: &str = "/catalogs/{catalog}/api/v1/graphql";
+    /// Where the catalog came from and how its updates fare (catalogd's ClusterCatalog status).
+    pub const STATUS: &str = "/catalogs/{catalog}/status";
     /// A package's icon.
     pub const ICON: &str = "/catalogs/{catalog}/api/v1/icons/{package}";
     /// The browser's home page.
@@ -42,8 +45,8 @@ pub(crate) mod paths {
     /// The metrics listener's one route.
     pub const METRICS: &str = "/metrics";
     /// All of them.
-    pub const ALL_ROUTES: [&str; 10] = [
-        ALL, METAS, GRAPH, SUCCESSORS, GRAPHQL, ICON, HOME, PACKAGE, ASSET, METRICS,
+    pub const ALL_ROUTES: [&str; 11] = [
+        ALL, METAS, GRAPH, SUCCESSORS, GRAPHQL, STATUS, ICON, HOME, PACKAGE, ASSET, METRICS,
     ];
 }
 
@@ -67,6 +70,7 @@ pub fn router(api: ApiState, browser: bool) -> Router {
             ),
         )
         .route(paths::ICON, route(icons::icon))
+        .route(paths::STATUS, route(status::status))
         .fallback(|| async { errors::no_route() });
     let router = if browser {
         router

@@ -68,6 +68,34 @@ pub enum LoadResult {
     Failure,
 }
 
+/// A poll's result (`unchanged`, `pulled`, `failure`).
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub enum PollResult {
+    /// The tag names the digest served: nothing pulled.
+    Unchanged,
+    /// A new digest, pulled (or found stored) and served.
+    Pulled,
+    /// Resolving, pulling, unpacking or loading failed; the served catalog stays.
+    Failure,
+}
+
+impl EncodeLabelValue for PollResult {
+    fn encode(&self, encoder: &mut LabelValueEncoder) -> Result<(), std::fmt::Error> {
+        encoder.write_str(match self {
+            PollResult::Unchanged => "unchanged",
+            PollResult::Pulled => "pulled",
+            PollResult::Failure => "failure",
+        })
+    }
+}
+
+/// `result` of a poll.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct Pull {
+    /// What the poll did.
+    pub result: PollResult,
+}
+
 /// The index cache at start (`hit`, `miss`, `stale`).
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub enum CacheResult {

@@ -16,9 +16,9 @@
 mod labels;
 mod process;
 
-pub use labels::{CacheResult, LoadResult};
+pub use labels::{CacheResult, LoadResult, PollResult};
 
-use labels::{Cache, GrpcCall, HttpAnswer, Load, Method, Route};
+use labels::{Cache, GrpcCall, HttpAnswer, Load, Method, Pull, Route};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::DescriptorEncoder;
 use prometheus_client::metrics::counter::Counter;
@@ -65,6 +65,9 @@ struct Metrics {
     bundles: Gauge,
     cache: Family<Cache, Counter>,
     solve_seconds: Histogram,
+    pulls: Family<Pull, Counter>,
+    pulled_bytes: Counter,
+    last_poll: Gauge<f64, AtomicU64>,
 }
 
 /// What a scrape reads at that moment.
@@ -104,6 +107,9 @@ fn metrics() -> &'static Metrics {
             bundles: Gauge::default(),
             cache: Family::default(),
             solve_seconds: latency(),
+            pulls: Family::default(),
+            pulled_bytes: Counter::default(),
+            last_poll: Gauge::default(),
         };
         let r = m.registry.sub_registry_with_prefix("fbc_registry");
         r.register(
@@ -171,6 +177,21 @@ fn metrics() -> &'static Metrics {
             "fbc.v1.Graph/Resolve solve time",
             m.solve_seconds.clone(),
         );
+        r.register(
+            "image_polls",
+            "polls of the catalog image's tag, by result (unchanged: same digest, nothing pulled)",
+            m.pulls.clone(),
+        );
+        r.register(
+            "image_pulled_bytes",
+            "bytes of manifests, configs and layers pulled from registries",
+            m.pulled_bytes.clone(),
+        );
+        r.register(
+            "image_last_successful_poll_timestamp_seconds",
+            "when the catalog image's tag was last resolved",
+            m.last_poll.clone(),
+        );
         r.register_collector(Box::new(live().clone()));
         m.registry.register_collector(Box::new(process::Process));
         m
@@ -193,6 +214,8 @@ pub struct SnapshotLabels {
     pub generation: u64,
     /// The catalog digest, as text.
     pub digest: String,
+    /// The image it came from (reference as given, digest), when it did.
+    pub image: Option<(String, String)>,
 }
 
 /// Reports `catalog`'s snapshot (generation, digest) at each scrape (the
@@ -267,6 +290,19 @@ pub fn load_succeeded(elapsed: Duration, packages: usize, channels: usize, bundl
     m.bundles.set(bundles as i64);
 }
 
+/// A poll of the catalog image's tag ended with `result`, having pulled `bytes`.
+pub fn image_polled(result: PollResult, bytes: u64) {
+    let m = metrics();
+    if result != PollResult::Failure {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        m.last_poll.set(now);
+    }
+    m.pulls.get_or_create(&Pull { result }).inc();
+    m.pulled_bytes.inc_by(bytes);
+}
+
 /// A reload whose catalog was refused (the last good one stays).
 pub fn load_failed() {
     metrics()
@@ -321,6 +357,18 @@ impl Collector for Live {
                 "the served snapshot's catalog digest",
                 &info,
             )?;
+            if let Some((reference, digest)) = snapshot.image {
+                let info = Info::new(vec![
+                    ("reference".to_string(), reference),
+                    ("digest".to_string(), digest),
+                ]);
+                labels::encode(
+                    &mut encoder,
+                    "image",
+                    "the image the served snapshot was unpacked from, and its digest",
+                    &info,
+                )?;
+            }
         }
         let gauge = Gauge::<i64>::default();
         gauge.set(i64::from(draining));

@@ -7,18 +7,22 @@
 //!
 //! | module | in → out |
 //! |---|---|
-//! | [`fetch`] | a catalog argument (directory, OCI layout) → a directory to load, images unpacked into the store |
+//! | [`fetch`] | a catalog argument (directory, OCI layout, registry image) → a directory to load, images unpacked into the store |
 //! | [`load`] | directory → the `api.Registry` view, in one call with a report |
 //! | [`cache`] | directory + cache dir → the same, warm from disk when the digest matches |
 //! | [`deadline`] | watchdogs for loads on file systems that may hang |
-//! | [`reload`] | file changes, SIGHUP → new snapshots, or the last good one kept |
+//! | [`reload`] | file changes, SIGHUP, a new image → new snapshots, or the last good one kept |
+//! | [`poll`] | a registry tag, polled → new images handed to [`reload`] |
+//! | [`status`] | where the served catalog came from and how its updates fare (catalogd's conditions) |
 //! | this module | a loaded catalog → the published, atomically swapped [`Snapshot`] |
 
 pub mod cache;
 pub(crate) mod deadline;
 pub(crate) mod fetch;
 pub mod load;
+pub mod poll;
 pub mod reload;
+pub mod status;
 
 use crate::snapshot::load::LoadedCatalog;
 use crate::views::browser::Browser;
@@ -40,6 +44,8 @@ pub struct Snapshot {
     pub generation: u64,
     /// The digest of the catalog files it was built from.
     pub digest: CatalogDigest,
+    /// The image it was unpacked from, when it was one.
+    pub image: Option<fetch::ImageInfo>,
     /// The typed tables every view reads (decoded from the cache on first use
     /// after a warm start).
     pub tables: SnapshotTables,
@@ -149,6 +155,10 @@ impl crate::metrics::ServedSnapshot for Catalog {
         self.load().map(|s| crate::metrics::SnapshotLabels {
             generation: s.generation,
             digest: s.digest.to_string(),
+            image: s
+                .image
+                .as_ref()
+                .map(|i| (i.reference.clone(), i.digest.to_string())),
         })
     }
 
@@ -213,8 +223,9 @@ impl Publisher {
         self.current.load_full()
     }
 
-    /// Publishes `catalog` as the next generation; returns its number.
-    pub fn publish(&mut self, catalog: LoadedCatalog) -> u64 {
+    /// Publishes `catalog` (unpacked from `image`, when it was) as the next generation; returns
+    /// its number.
+    pub fn publish(&mut self, catalog: LoadedCatalog, image: Option<fetch::ImageInfo>) -> u64 {
         let generation = self.next_generation;
         self.next_generation += 1;
         let published = SystemTime::now();
@@ -223,6 +234,7 @@ impl Publisher {
         self.current.store(Some(Arc::new(Snapshot {
             generation,
             digest,
+            image,
             tables: catalog.tables,
             registry: catalog.registry,
             published,

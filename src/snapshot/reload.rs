@@ -1,8 +1,9 @@
-//! Hot reload: file changes and SIGHUP → a new snapshot, or the old one kept.
+//! Hot reload: file changes, SIGHUP and new images → a new snapshot, or the old one kept.
 //!
 //! In: the catalog root, the one [`Publisher`], and triggers (file-system events
-//! from a notify watcher, SIGHUP, [`ReloadHandle::trigger`]). Out: new snapshot
-//! generations, published atomically; failed rebuilds logged and counted.
+//! from a notify watcher, SIGHUP, [`ReloadHandle::trigger`]), and new image directories
+//! from the poller ([`ReloadHandle::swap`]). Out: new snapshot generations, published
+//! atomically; failed rebuilds logged and counted; a swap's outcome answered to its sender.
 //!
 //! # Rules
 //!
@@ -27,12 +28,18 @@
 //!    answering, say) is left behind, and no new rebuild starts until it ends, so
 //!    stuck threads never pile up. Rebuilds run on threads of their own, not the
 //!    runtime's blocking pool, so a stuck one never delays shutdown.
-//! 7. **The cache follows**: with an index cache directory, every successful
+//! 7. **An image swap is a reload of another directory**: the poller hands over the
+//!    unpacked directory of a new image; it is loaded and validated by the same code,
+//!    under the same deadline, and published only when good — then it is the root that
+//!    triggers reload. A failed swap keeps the served root and image, and tells the poller
+//!    why (its status says `Retrying` or `Blocked`).
+//! 8. **The cache follows**: with an index cache directory, every successful
 //!    reload rewrites the cache (see [`crate::snapshot::cache::store`]) before the next
 //!    rebuild starts, so a restart finds the catalog that was being served.
 
 use crate::snapshot::Publisher;
 use crate::snapshot::deadline::Overdue;
+use crate::snapshot::fetch::ImageInfo;
 use crate::snapshot::load::{self, LoadOptions, LoadedCatalog};
 use fbc_catalog::diagnostic::Diagnostic;
 use notify::{EventKind, RecursiveMode, Watcher};
@@ -62,6 +69,25 @@ pub struct ReloadConfig {
     pub load_timeout: Duration,
     /// The index cache directory to rewrite after each successful reload.
     pub cache_dir: Option<PathBuf>,
+    /// The image `root` was unpacked from, when it was.
+    pub image: Option<ImageInfo>,
+}
+
+/// What makes the reload task rebuild.
+#[derive(Debug)]
+enum Trigger {
+    /// The files (may) have changed: reload the root after the debounce.
+    Changed,
+    /// Serve this image directory instead, if it loads.
+    Swap(Swap),
+}
+
+/// A new image to serve, and where to answer.
+#[derive(Debug)]
+struct Swap {
+    root: PathBuf,
+    image: ImageInfo,
+    answer: tokio::sync::oneshot::Sender<Result<u64, String>>,
 }
 
 /// Counters of reload outcomes (exported as metrics when those land).
@@ -78,7 +104,7 @@ pub struct ReloadStats {
 /// Handle on the reload task.
 #[derive(Clone, Debug)]
 pub struct ReloadHandle {
-    trigger: mpsc::Sender<()>,
+    trigger: mpsc::Sender<Trigger>,
     /// Outcome counters.
     pub stats: Arc<ReloadStats>,
 }
@@ -86,7 +112,24 @@ pub struct ReloadHandle {
 impl ReloadHandle {
     /// Asks for a reload (coalesced with any pending one).
     pub fn trigger(&self) {
-        let _ = self.trigger.try_send(());
+        let _ = self.trigger.try_send(Trigger::Changed);
+    }
+
+    /// Serves the catalog in `root`, unpacked from `image`, if it loads and validates: the
+    /// new generation's number, or why it was refused (the served catalog stays).
+    pub async fn swap(&self, root: PathBuf, image: ImageInfo) -> Result<u64, String> {
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        self.trigger
+            .send(Trigger::Swap(Swap {
+                root,
+                image,
+                answer,
+            }))
+            .await
+            .map_err(|_| "the reload task has stopped".to_owned())?;
+        answered
+            .await
+            .map_err(|_| "the reload task has stopped".to_owned())?
     }
 }
 
@@ -112,14 +155,14 @@ pub fn spawn(config: ReloadConfig, publisher: Publisher) -> ReloadHandle {
 }
 
 #[cfg(unix)]
-fn spawn_sighup(tx: mpsc::Sender<()>) {
+fn spawn_sighup(tx: mpsc::Sender<Trigger>) {
     use tokio::signal::unix::{SignalKind, signal};
     match signal(SignalKind::hangup()) {
         Ok(mut hup) => {
             tokio::spawn(async move {
                 while hup.recv().await.is_some() {
                     tracing::info!("SIGHUP: reloading the catalog");
-                    let _ = tx.try_send(());
+                    let _ = tx.try_send(Trigger::Changed);
                 }
             });
         }
@@ -128,45 +171,65 @@ fn spawn_sighup(tx: mpsc::Sender<()>) {
 }
 
 #[cfg(not(unix))]
-fn spawn_sighup(_tx: mpsc::Sender<()>) {}
+fn spawn_sighup(_tx: mpsc::Sender<Trigger>) {}
 
 async fn run(
-    config: ReloadConfig,
+    mut config: ReloadConfig,
     mut publisher: Publisher,
     mut watcher: Option<notify::RecommendedWatcher>,
-    tx: mpsc::Sender<()>,
-    mut rx: mpsc::Receiver<()>,
+    tx: mpsc::Sender<Trigger>,
+    mut rx: mpsc::Receiver<Trigger>,
     stats: Arc<ReloadStats>,
 ) {
     let mut stuck: Option<Overdue> = None;
-    while rx.recv().await.is_some() {
+    let mut pending: Option<Swap> = None;
+    loop {
+        let trigger = match pending.take() {
+            Some(swap) => Trigger::Swap(swap),
+            None => match rx.recv().await {
+                Some(trigger) => trigger,
+                None => return,
+            },
+        };
         let first = Instant::now();
-        loop {
-            let left = MAX_DEBOUNCE_WAIT.saturating_sub(first.elapsed());
-            if left.is_zero() {
-                break;
+        let swap = match trigger {
+            Trigger::Swap(swap) => Some(swap),
+            Trigger::Changed => {
+                match debounce(&config, &mut rx, first).await {
+                    Debounced::Quiet => {}
+                    Debounced::Swap(swap) => pending = Some(swap),
+                    Debounced::Closed => return,
+                }
+                None
             }
-            match tokio::time::timeout(config.debounce.min(left), rx.recv()).await {
-                Ok(Some(())) => continue,
-                Ok(None) => return,
-                Err(_) => break,
-            }
-        }
+        };
         if let Some(stuck) = &stuck
             && !stuck.is_finished()
         {
             stats.failed.fetch_add(1, Ordering::Relaxed);
             crate::metrics::load_failed();
-            tracing::error!(
-                "a previous reload is still stuck reading the catalog; not starting another; still serving the last good catalog"
-            );
+            let message = "a previous reload is still stuck reading the catalog; not starting another; still serving the last good catalog";
+            tracing::error!("{message}");
+            if let Some(swap) = swap {
+                let _ = swap.answer.send(Err(message.to_owned()));
+            }
             continue;
         }
         stuck = None;
         let started = Instant::now();
-        match rebuild(&config).await {
+        let root = swap.as_ref().map_or(&config.root, |s| &s.root).clone();
+        match rebuild(&config, &root).await {
             Ok(loaded) => {
-                publish(&mut publisher, loaded, &config, &stats, started, first).await;
+                let answer = swap.map(|swap| {
+                    config.root = swap.root;
+                    config.image = Some(swap.image);
+                    swap.answer
+                });
+                let generation =
+                    publish(&mut publisher, loaded, &config, &stats, started, first).await;
+                if let Some(answer) = answer {
+                    let _ = answer.send(Ok(generation));
+                }
             }
             Err(failure) => {
                 let failed = stats.failed.fetch_add(1, Ordering::Relaxed) + 1;
@@ -179,6 +242,9 @@ async fn run(
                     failed_reloads = failed,
                     "the changed catalog is invalid; still serving the last good catalog"
                 );
+                if let Some(swap) = swap {
+                    let _ = swap.answer.send(Err(refusal(&failure.diagnostics)));
+                }
                 stuck = failure.overdue;
             }
         }
@@ -190,13 +256,67 @@ async fn run(
     }
 }
 
-/// Logs a published catalog: one line with counts, sizes, timings and digest, then
-/// its warnings. For the first load and every reload alike.
-pub fn log_loaded(dir: &Path, report: &load::LoadReport, generation: u64, message: &str) {
+/// How a debounce ended.
+enum Debounced {
+    /// Nothing more for the debounce interval (or the longest wait passed).
+    Quiet,
+    /// An image swap arrived meanwhile: it runs after this reload.
+    Swap(Swap),
+    /// The handle is gone.
+    Closed,
+}
+
+/// Waits until no change has come for the debounce interval (rule 1).
+async fn debounce(
+    config: &ReloadConfig,
+    rx: &mut mpsc::Receiver<Trigger>,
+    first: Instant,
+) -> Debounced {
+    loop {
+        let left = MAX_DEBOUNCE_WAIT.saturating_sub(first.elapsed());
+        if left.is_zero() {
+            return Debounced::Quiet;
+        }
+        match tokio::time::timeout(config.debounce.min(left), rx.recv()).await {
+            Ok(Some(Trigger::Changed)) => continue,
+            Ok(Some(Trigger::Swap(swap))) => return Debounced::Swap(swap),
+            Ok(None) => return Debounced::Closed,
+            Err(_) => return Debounced::Quiet,
+        }
+    }
+}
+
+/// A refused swap's reason: the first problems, and how many there were.
+fn refusal(diagnostics: &[Diagnostic]) -> String {
+    const SHOWN: usize = 3;
+    let mut text = diagnostics
+        .iter()
+        .take(SHOWN)
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ");
+    if diagnostics.len() > SHOWN {
+        text.push_str(&format!(" (and {} more)", diagnostics.len() - SHOWN));
+    }
+    format!("the image's catalog is invalid: {text}")
+}
+
+/// Logs a published catalog: one line with counts, sizes, timings and digest (and the
+/// image and its digest, when it came from one), then its warnings. For the first load and
+/// every reload alike.
+pub fn log_loaded(
+    dir: &Path,
+    image: Option<&ImageInfo>,
+    report: &load::LoadReport,
+    generation: u64,
+    message: &str,
+) {
     let s = &report.stats;
     crate::metrics::load_succeeded(report.total(), s.packages, s.channels, s.bundles);
     tracing::info!(
         configs = %dir.display(),
+        image = image.map(|i| i.reference.as_str()),
+        image_digest = image.map(|i| tracing::field::display(&i.digest)),
         generation,
         digest = %report.digest,
         packages = s.packages,
@@ -226,9 +346,10 @@ struct RebuildFailure {
 
 /// Loads the catalog on a thread of its own (see rule 6) and waits at most the
 /// load timeout for it.
-async fn rebuild(config: &ReloadConfig) -> Result<LoadedCatalog, RebuildFailure> {
+async fn rebuild(config: &ReloadConfig, root: &Path) -> Result<LoadedCatalog, RebuildFailure> {
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let root = config.root.clone();
+    let shown = root.to_path_buf();
+    let root = root.to_path_buf();
     let options = config.options;
     let thread = std::thread::Builder::new()
         .name("catalog-reload".into())
@@ -238,7 +359,7 @@ async fn rebuild(config: &ReloadConfig) -> Result<LoadedCatalog, RebuildFailure>
     let internal = |message: String| RebuildFailure {
         diagnostics: vec![Diagnostic::new(
             fbc_catalog::diagnostic::Kind::Internal,
-            fbc_catalog::diagnostic::Location::file(config.root.display().to_string()),
+            fbc_catalog::diagnostic::Location::file(shown.display().to_string()),
             message,
         )],
         overdue: None,
@@ -251,13 +372,13 @@ async fn rebuild(config: &ReloadConfig) -> Result<LoadedCatalog, RebuildFailure>
         }),
         Ok(Err(_)) => Err(internal("the reload thread failed (it panicked)".into())),
         Err(_) => Err(RebuildFailure {
-            diagnostics: vec![load::timeout_diagnostic(&config.root, config.load_timeout)],
+            diagnostics: vec![load::timeout_diagnostic(&shown, config.load_timeout)],
             overdue: Some(Overdue::new(thread)),
         }),
     }
 }
 
-/// Publishes a rebuilt catalog, logs it, and rewrites the cache (rule 7).
+/// Publishes a rebuilt catalog, logs it, and rewrites the cache (rule 8); its generation.
 async fn publish(
     publisher: &mut Publisher,
     loaded: LoadedCatalog,
@@ -265,21 +386,27 @@ async fn publish(
     stats: &ReloadStats,
     started: Instant,
     first_trigger: Instant,
-) {
+) -> u64 {
     let report = loaded.report.clone();
-    let generation = publisher.publish(loaded);
+    let generation = publisher.publish(loaded, config.image.clone());
     stats.succeeded.fetch_add(1, Ordering::Relaxed);
     stats
         .last_rebuild_us
         .store(started.elapsed().as_micros() as u64, Ordering::Relaxed);
-    log_loaded(&config.root, &report, generation, "catalog reloaded");
+    log_loaded(
+        &config.root,
+        config.image.as_ref(),
+        &report,
+        generation,
+        "catalog reloaded",
+    );
     tracing::debug!(
         generation,
         since_change_ms = first_trigger.elapsed().as_millis() as u64,
         "reload latency"
     );
     let (Some(dir), Some(snapshot)) = (config.cache_dir.clone(), publisher.current()) else {
-        return;
+        return generation;
     };
     let digest = report.digest;
     let written = tokio::task::spawn_blocking(move || {
@@ -296,10 +423,11 @@ async fn publish(
         ),
         Err(e) => tracing::warn!(error = %e, "the cache writer failed"),
     }
+    generation
 }
 
 /// Watches `root` recursively and its parent for the root itself being replaced.
-fn arm_watcher(root: &Path, tx: &mpsc::Sender<()>) -> Option<notify::RecommendedWatcher> {
+fn arm_watcher(root: &Path, tx: &mpsc::Sender<Trigger>) -> Option<notify::RecommendedWatcher> {
     let root_abs = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
     let filter_root = root_abs.clone();
     let tx = tx.clone();
@@ -309,7 +437,7 @@ fn arm_watcher(root: &Path, tx: &mpsc::Sender<()>) -> Option<notify::Recommended
                 return;
             }
             if event.paths.iter().any(|p| p.starts_with(&filter_root)) || event.paths.is_empty() {
-                let _ = tx.try_send(());
+                let _ = tx.try_send(Trigger::Changed);
             }
         }
         Err(e) => tracing::warn!(error = %e, "file watch error"),

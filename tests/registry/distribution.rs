@@ -161,7 +161,6 @@ impl Registry {
     }
 
     /// Starts it again on the same port.
-    #[allow(dead_code, reason = "the polling tests restart the registry")]
     pub fn restart(&mut self) {
         self.stop();
         self.run();

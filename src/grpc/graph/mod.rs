@@ -30,6 +30,16 @@ pub fn snapshot_info(s: &Snapshot) -> pb::SnapshotInfo {
         digest: s.digest.to_string(),
         generation: s.generation,
         loaded_at: Some(prost_types::Timestamp::from(s.published)),
+        image_reference: s
+            .image
+            .as_ref()
+            .map(|i| i.reference.clone())
+            .unwrap_or_default(),
+        image_digest: s
+            .image
+            .as_ref()
+            .map(|i| i.digest.to_string())
+            .unwrap_or_default(),
     }
 }
 

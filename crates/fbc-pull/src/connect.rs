@@ -3,7 +3,9 @@
 //! In: the flags (`--auth-file`, `--insecure-registry`, `--registry-ca`, timeouts, retries) and
 //! the registry a reference names. Out: a client speaking HTTPS through rustls on the ring
 //! provider (installed as the process default: the server's one crypto stack), with the
-//! system's roots plus any `--registry-ca`, and the credentials for the reference. Plain HTTP is
+//! system's roots (read once per process with rustls-native-certs, which honours
+//! `SSL_CERT_FILE`; reqwest's platform verifier would read them again for every client, ~6 ms
+//! each) plus any `--registry-ca`, and the credentials for the reference. Plain HTTP is
 //! used only for a loopback registry (`localhost`, `127.0.0.0/8`, `::1`) or one named with
 //! `--insecure-registry` — and for those HTTPS is tried first, as containers/image does, so a
 //! loopback registry with TLS works too; any other registry is HTTPS with verified certificates.
@@ -15,6 +17,7 @@ use oci_client::secrets::RegistryAuth;
 use std::io::Read;
 use std::net::IpAddr;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// The largest `--registry-ca` file read.
@@ -75,25 +78,61 @@ pub(crate) struct Clients {
     pub https: oci_client::Client,
     /// Over plain HTTP, for a registry allowed it.
     pub plain: Option<oci_client::Client>,
+}
+
+/// What the clients of one registry are made from, read (and checked) up front; the clients
+/// themselves are made on first use ([`Prepared::clients`]), so a start that needs no request
+/// (a digest already stored) never reads the system's roots.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    registry: String,
+    extra_roots: Vec<Certificate>,
+    plain: bool,
+    options: RegistryOptions,
     /// The credentials.
     pub auth: RegistryAuth,
 }
 
-/// The clients for `registry` and the credentials to give it.
-pub(crate) fn clients(
+/// Reads the credentials and `--registry-ca` files for `registry`.
+pub(crate) fn prepare(
     options: &RegistryOptions,
     registry: &str,
     repository: &str,
-) -> Result<Clients, PullErrorKind> {
+) -> Result<Prepared, PullErrorKind> {
+    let mut extra_roots = Vec::new();
+    for path in &options.ca_files {
+        extra_roots.push(read_ca(path)?);
+    }
+    let auth = match options.auth.credentials(registry, repository)? {
+        Some(Credentials { username, password }) => RegistryAuth::Basic(username, password),
+        None => RegistryAuth::Anonymous,
+    };
+    Ok(Prepared {
+        registry: registry.to_owned(),
+        extra_roots,
+        plain: plain_http(registry, &options.insecure),
+        options: options.clone(),
+        auth,
+    })
+}
+
+impl Prepared {
+    /// The clients.
+    pub(crate) fn clients(&self) -> Clients {
+        clients(self)
+    }
+}
+
+fn clients(prepared: &Prepared) -> Clients {
     // rustls needs a process-wide provider; a second install (the server's own) is a no-op.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut extra_root_certificates = Vec::new();
-    for path in &options.ca_files {
-        extra_root_certificates.push(read_ca(path)?);
-    }
+    let options = &prepared.options;
+    let registry = &prepared.registry;
+    let mut roots = system_roots().clone();
+    roots.extend(prepared.extra_roots.iter().cloned());
     let config = |protocol| ClientConfig {
         protocol,
-        extra_root_certificates: extra_root_certificates.clone(),
+        tls_certs_only: roots.clone(),
         connect_timeout: Some(options.connect_timeout),
         read_timeout: Some(options.read_timeout),
         // Layers are fetched one at a time into files.
@@ -101,19 +140,33 @@ pub(crate) fn clients(
         user_agent: concat!("fbc-registry/", env!("CARGO_PKG_VERSION")),
         ..ClientConfig::default()
     };
-    let auth = match options.auth.credentials(registry, repository)? {
-        Some(Credentials { username, password }) => RegistryAuth::Basic(username, password),
-        None => RegistryAuth::Anonymous,
-    };
-    let plain = plain_http(registry, &options.insecure).then(|| {
+    let plain = prepared.plain.then(|| {
         oci_client::Client::new(config(ClientProtocol::HttpsExcept(vec![
             registry.to_owned(),
         ])))
     });
-    Ok(Clients {
+    Clients {
         https: oci_client::Client::new(config(ClientProtocol::Https)),
         plain,
-        auth,
+    }
+}
+
+/// The system's trusted roots, read once.
+fn system_roots() -> &'static Vec<Certificate> {
+    static ROOTS: OnceLock<Vec<Certificate>> = OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let found = rustls_native_certs::load_native_certs();
+        for error in &found.errors {
+            tracing::warn!(%error, "reading the system's certificate authorities");
+        }
+        found
+            .certs
+            .into_iter()
+            .map(|der| Certificate {
+                encoding: CertificateEncoding::Der,
+                data: der.to_vec(),
+            })
+            .collect()
     })
 }
 
@@ -183,9 +236,8 @@ mod tests {
             ca_files: vec![path],
             ..RegistryOptions::default()
         };
-        let e = clients(&options, "quay.io", "x")
-            .err()
-            .expect("refused")
+        let e = prepare(&options, "quay.io", "x")
+            .expect_err("refused")
             .to_string();
         assert!(e.contains("--registry-ca") && e.contains("ca.pem"), "{e}");
     }

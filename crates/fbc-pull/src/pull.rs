@@ -51,9 +51,11 @@ pub struct PulledImage {
 
 /// Pulls one reference.
 pub struct Puller {
-    https: oci_client::Client,
-    /// For a loopback or `--insecure-registry` registry: plain HTTP, used when HTTPS fails.
-    plain: Option<oci_client::Client>,
+    /// What the clients are made from, and the credentials.
+    prepared: connect::Prepared,
+    /// HTTPS, and for a loopback or `--insecure-registry` registry plain HTTP (used when HTTPS
+    /// fails); made on first use.
+    clients: std::sync::OnceLock<connect::Clients>,
     /// Whether plain HTTP was found to be the way, once a request has succeeded.
     use_plain: std::sync::OnceLock<bool>,
     auth: RegistryAuth,
@@ -82,18 +84,18 @@ impl Puller {
         platform: Platform,
     ) -> Result<Puller, PullError> {
         let shown = target.to_string();
-        let clients =
-            connect::clients(options, &target.registry, &target.repository).map_err(|kind| {
+        let prepared =
+            connect::prepare(options, &target.registry, &target.repository).map_err(|kind| {
                 PullError {
                     image: shown.clone(),
                     kind,
                 }
             })?;
         Ok(Puller {
-            https: clients.https,
-            plain: clients.plain,
+            auth: prepared.auth.clone(),
+            prepared,
+            clients: std::sync::OnceLock::new(),
             use_plain: std::sync::OnceLock::new(),
-            auth: clients.auth,
             reference: oci_reference(target),
             target: target.clone(),
             shown,
@@ -266,28 +268,21 @@ impl Puller {
     /// Layer `index`, streamed to `path`.
     async fn layer(&self, index: usize, blob: &Blob, path: &Path) -> Result<(), PullError> {
         let what = format!("layer {index} {}", blob.digest);
-        let io_err = |source| {
-            self.fail(PullErrorKind::Io {
-                path: path.display().to_string(),
-                source,
-            })
-        };
         let written = self
             .request(&what, |client| async move {
-                // Each attempt starts the file again.
+                // Each attempt starts the file again; written in 1 MiB pieces, not per
+                // network chunk (each write of a tokio file is a trip to a blocking thread).
                 let file = tokio::fs::File::create(path).await?;
-                let mut sink = Capped::new(file, blob.size);
+                let buffered = tokio::io::BufWriter::with_capacity(1 << 20, file);
+                let mut sink = Capped::new(buffered, blob.size);
                 client
                     .pull_blob(&self.reference, &descriptor(blob), &mut sink)
                     .await?;
                 Ok(sink.written())
             })
             .await?;
-        self.check_size(&what, blob, written)?;
-        // The file is complete on disk before unpacking reads it.
-        let file = tokio::fs::File::open(path).await.map_err(io_err)?;
-        file.sync_all().await.map_err(io_err)?;
-        Ok(())
+        // A scratch file, read back at once and removed: no fsync.
+        self.check_size(&what, blob, written)
     }
 
     fn check_size(&self, what: &str, blob: &Blob, written: u64) -> Result<(), PullError> {
@@ -309,11 +304,12 @@ impl Puller {
     {
         let registry = &self.target.registry;
         let timeout = self.options.request_timeout;
+        let clients = self.clients.get_or_init(|| self.prepared.clients());
         let mut https_error = None;
-        let plain = match (self.use_plain.get(), &self.plain) {
+        let plain = match (self.use_plain.get(), &clients.plain) {
             (Some(known), _) => *known,
             (None, None) => false,
-            (None, Some(_)) => match self.https_answers().await {
+            (None, Some(_)) => match self.https_answers(&clients.https).await {
                 Ok(()) => false,
                 Err(why) => {
                     https_error = Some(why);
@@ -321,9 +317,9 @@ impl Puller {
                 }
             },
         };
-        let client = match (&self.plain, plain) {
+        let client = match (&clients.plain, plain) {
             (Some(client), true) => client,
-            _ => &self.https,
+            _ => &clients.https,
         };
         let result = retrying(self.options.attempts, self.options.backoff, || async {
             match tokio::time::timeout(timeout, attempt(client)).await {
@@ -350,10 +346,8 @@ impl Puller {
 
     /// Whether the registry answers HTTPS at all (any HTTP answer, even a refusal), or why
     /// not: how a registry allowed plain HTTP is first tried, as containers/image does.
-    async fn https_answers(&self) -> Result<(), String> {
-        let probe = self
-            .https
-            .fetch_manifest_digest(&self.reference, &self.auth);
+    async fn https_answers(&self, https: &oci_client::Client) -> Result<(), String> {
+        let probe = https.fetch_manifest_digest(&self.reference, &self.auth);
         let answered = match tokio::time::timeout(self.options.connect_timeout, probe).await {
             Ok(Err(oci_client::errors::OciDistributionError::RequestError(e))) => {
                 Err(crate::error::chain(&e))

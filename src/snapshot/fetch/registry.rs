@@ -109,6 +109,9 @@ pub(super) fn fetch_blocking(
         },
         Err(e) => return Err(e),
     };
+    drop(runtime);
+    // The pull's buffers go back to the system before the load makes its own.
+    crate::snapshot::load::release_memory();
     Ok(Fetched {
         dir: entry.catalog,
         image: Some(ImageInfo {

@@ -92,3 +92,75 @@ fn layouts_take_a_tag_a_digest_or_nothing() {
         "oci-layout:l:v1"
     );
 }
+
+mod against_oci_spec {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// oci-spec's reading of `text`: (registry, repository, tag, digest), or `None`.
+    fn oci_spec(text: &str) -> Option<(String, String, Option<String>, Option<String>)> {
+        let r: oci_spec::distribution::Reference = text.parse().ok()?;
+        Some((
+            r.registry().to_owned(),
+            r.repository().to_owned(),
+            r.tag().map(str::to_owned),
+            r.digest().map(str::to_owned),
+        ))
+    }
+
+    fn ours(text: &str) -> Option<(String, String, Option<String>, Option<String>)> {
+        match CatalogSource::parse(&format!("docker://{text}")) {
+            Ok(CatalogSource::Registry(r)) => Some((
+                r.registry,
+                r.repository,
+                r.tag,
+                r.digest.map(|d| d.to_string()),
+            )),
+            _ => None,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn the_hand_written_grammar_agrees_with_oci_spec(
+            host in "([a-zA-Z0-9-]{1,6}\\.[a-zA-Z0-9.-]{0,8}|localhost|\\[[0-9a-f:]{2,6}\\]|[a-z]{1,3}:[0-9]{1,3})(:[0-9]{0,5})?",
+            path in "[a-z0-9._-]{1,8}(/[a-zA-Z0-9._-]{0,8}){0,2}",
+            tag in proptest::option::of("[A-Za-z0-9_.-]{1,10}"),
+            digest in proptest::option::of(Just(D)),
+        ) {
+            let mut text = format!("{host}/{path}");
+            if let Some(tag) = &tag {
+                text = format!("{text}:{tag}");
+            }
+            if let Some(digest) = digest {
+                text = format!("{text}@{digest}");
+            }
+            prop_assert_eq!(ours(&text), oci_spec(&text), "{}", text);
+        }
+    }
+
+    #[test]
+    fn known_cases_agree() {
+        for text in [
+            "quay.io/org/catalog:v4.16",
+            "127.0.0.1:5000/catalog",
+            "localhost/a/b",
+            "[::1]:5000/a",
+            "quay.io/a__b/c-d/e.f",
+            "quay.io/a___b",
+            "quay.io/-a",
+            "quay.io/a/",
+            "quay.io:/a",
+            "-quay.io/a",
+            "quay.io/A",
+            "quay.io/a:-tag",
+        ] {
+            assert_eq!(ours(text), oci_spec(text), "{text}");
+        }
+        for len in [240, 248, 255, 256, 260] {
+            let text = format!("quay.io/{}", "a".repeat(len));
+            assert_eq!(ours(&text), oci_spec(&text), "{len}");
+        }
+    }
+}

@@ -360,3 +360,17 @@ pub fn catalog_tar(dir: &Path) -> Vec<u8> {
         )
         .finish()
 }
+
+/// Copies the tree `from` into `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let path = entry.expect("entry").path();
+        let target = to.join(path.file_name().expect("name"));
+        if path.is_dir() {
+            std::fs::create_dir_all(&target).expect("mkdir");
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy");
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! with no failed call during the swap; the registry stopped → the last good catalog kept and
 //! the status `Retrying`, recovered when it returns; an invalid image → `Blocked`, not served.
 
-use crate::distribution::{Auth, Registry, catalog_layer};
+use crate::distribution::{Auth, Registry, catalog_layer, copy_dir};
 use crate::process;
 use crate::support::{NamedTest, block_on};
 use fbc_registry::api::ListPackageRequest;
@@ -136,7 +136,7 @@ fn a_polled_tag_swaps_images_keeps_the_last_good_and_reports_why(_: PathBuf) -> 
         })
     };
     let smaller = tempfile::tempdir().expect("tempdir");
-    copy(&example, smaller.path());
+    copy_dir(&example, smaller.path());
     std::fs::remove_file(smaller.path().join("example-dependency/catalog.json")).expect("rm");
     let second = push(&registry, vec![catalog_layer(smaller.path())]);
     let retagged = Instant::now();
@@ -149,6 +149,10 @@ fn a_polled_tag_swaps_images_keeps_the_last_good_and_reports_why(_: PathBuf) -> 
         },
     );
     let swap = retagged.elapsed();
+    eprintln!(
+        "the re-tagged image was served {swap:?} after the push, with a 1 s poll interval ({} calls meanwhile)",
+        calls.load(Ordering::Relaxed)
+    );
     stop.store(true, Ordering::Relaxed);
     caller.join().expect("caller");
     assert_eq!(
@@ -216,17 +220,4 @@ fn a_polled_tag_swaps_images_keeps_the_last_good_and_reports_why(_: PathBuf) -> 
     let log = server.stderr();
     assert!(log.contains("serving the tag's new image"), "{log}");
     Ok(())
-}
-
-fn copy(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let path = entry.expect("entry").path();
-        let target = to.join(path.file_name().expect("name"));
-        if path.is_dir() {
-            std::fs::create_dir_all(&target).expect("mkdir");
-            copy(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("copy");
-        }
-    }
 }

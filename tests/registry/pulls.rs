@@ -1,7 +1,7 @@
 //! `validate` and `serve` of registry references against a real registry.
 
 use crate::distribution::{
-    Auth, OCI_INDEX, OCI_MANIFEST, Registry, Tls, catalog_layer, catalog_tar,
+    Auth, OCI_INDEX, OCI_MANIFEST, Registry, Tls, catalog_layer, catalog_tar, copy_dir,
 };
 use crate::process::{self, BIN};
 use crate::support::{NamedTest, block_on};
@@ -261,7 +261,7 @@ fn platforms_zstd_and_whiteouts(_: PathBuf) -> Result<(), Failed> {
     let registry = Registry::start(Auth::None, None);
     let host = registry.host();
     let arm_dir = tempfile::tempdir().expect("tempdir");
-    harness_copy(&example(), arm_dir.path());
+    copy_dir(&example(), arm_dir.path());
     // The arm64 image's catalog lacks one package: the answers tell the platforms apart.
     let removed = arm_dir.path().join("example-dependency/catalog.json");
     std::fs::remove_file(&removed).expect("remove");
@@ -431,6 +431,25 @@ fn hostile_layers_are_refused_naming_image_layer_and_entry(_: PathBuf) -> Result
             "{repo}: {e}"
         );
     }
+    // Limits on the image as a whole, checked from its manifest before any layer is fetched.
+    let small = testing::gzip(&Tar::new().file("configs/a.json", b"{}").finish());
+    block_on_value(registry.push_image(
+        "layers",
+        "v1",
+        &[LABEL],
+        &[small.clone(), small.clone(), small],
+    ));
+    let reference = format!("{host}/layers:v1");
+    let e = error_of(&["--max-layers", "2", &reference]);
+    assert!(
+        e.contains(&reference) && e.contains("3 layers") && e.contains("--max-layers"),
+        "{e}"
+    );
+    let e = error_of(&["--max-image-size", "10B", &reference]);
+    assert!(
+        e.contains(&reference) && e.contains("--max-image-size"),
+        "{e}"
+    );
     Ok(())
 }
 
@@ -537,17 +556,4 @@ fn block_on_value<T: Send + 'static>(f: impl std::future::Future<Output = T>) ->
     let mut out = None;
     block_on(async { out = Some(f.await) }).expect("runtime");
     out.expect("finished")
-}
-
-fn harness_copy(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let path = entry.expect("entry").path();
-        let target = to.join(path.file_name().expect("name"));
-        if path.is_dir() {
-            std::fs::create_dir_all(&target).expect("mkdir");
-            harness_copy(&path, &target);
-        } else {
-            std::fs::copy(&path, &target).expect("copy");
-        }
-    }
 }

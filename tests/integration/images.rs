@@ -7,33 +7,6 @@ use fbc_image::testing::{self, Tar};
 use std::path::Path;
 use std::process::Command;
 
-/// A layer holding every file of `dir` under `configs/`, in name order.
-fn layer_of(dir: &Path) -> Vec<u8> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("read_dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-        .iter()
-        .fold(Tar::new().dir("configs/"), |tar, path| {
-            let rel = path.strip_prefix(dir).expect("under dir").display();
-            tar.file(
-                &format!("configs/{rel}"),
-                &std::fs::read(path).expect("read"),
-            )
-        })
-        .finish()
-}
-
 fn example() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs/example")
 }
@@ -51,7 +24,7 @@ fn validate_json(arg: &str) -> (bool, serde_json::Value) {
 fn validate_reads_an_oci_layout_as_it_reads_the_directory() {
     let dir = tempfile::tempdir().expect("tempdir");
     let layout = dir.path().join("example-layout");
-    testing::catalog_layout(&layout, "v1", &[layer_of(&example())]);
+    testing::catalog_layout(&layout, "v1", &[testing::configs_tar(&example())]);
     let (ok, from_dir) = validate_json(example().to_str().expect("utf-8"));
     assert!(ok, "{from_dir}");
     let (ok, from_image) = validate_json(&format!("oci-layout:{}:v1", layout.display()));
@@ -77,7 +50,7 @@ fn a_hostile_layer_is_refused_naming_the_image_layer_and_entry() {
         .file("configs/catalog.json", b"{}")
         .hard_link("configs/passwd", "etc/passwd")
         .finish();
-    testing::catalog_layout(&layout, "v1", &[layer_of(&example()), hostile]);
+    testing::catalog_layout(&layout, "v1", &[testing::configs_tar(&example()), hostile]);
     let arg = format!("oci-layout:{}:v1", layout.display());
     let out = Command::new(BIN)
         .args(["validate", &arg])
@@ -96,7 +69,7 @@ fn a_hostile_layer_is_refused_naming_the_image_layer_and_entry() {
 async fn serve_answers_from_an_oci_layout_and_keeps_the_unpacked_image() {
     let dir = tempfile::tempdir().expect("tempdir");
     let layout = dir.path().join("example-layout");
-    testing::catalog_layout(&layout, "v1", &[layer_of(&example())]);
+    testing::catalog_layout(&layout, "v1", &[testing::configs_tar(&example())]);
     let cache = dir.path().join("cache");
     let args = vec![
         format!("oci-layout:{}:v1", layout.display()),

@@ -328,37 +328,7 @@ fn token_endpoint(seen: Arc<Mutex<Vec<String>>>) -> SocketAddr {
 
 /// A layer (gzip) holding every file of `dir` under `configs/`, in name order.
 pub fn catalog_layer(dir: &Path) -> Vec<u8> {
-    fbc_image::testing::gzip(&catalog_tar(dir))
-}
-
-/// The uncompressed tar of [`catalog_layer`].
-pub fn catalog_tar(dir: &Path) -> Vec<u8> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("read_dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-        .iter()
-        .fold(
-            fbc_image::testing::Tar::new().dir("configs/"),
-            |tar, path| {
-                let rel = path.strip_prefix(dir).expect("under dir").display();
-                tar.file(
-                    &format!("configs/{rel}"),
-                    &std::fs::read(path).expect("read"),
-                )
-            },
-        )
-        .finish()
+    fbc_image::testing::gzip(&fbc_image::testing::configs_tar(dir))
 }
 
 /// Copies the tree `from` into `to`.

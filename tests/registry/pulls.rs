@@ -1,8 +1,6 @@
 //! `validate` and `serve` of registry references against a real registry.
 
-use crate::distribution::{
-    Auth, OCI_INDEX, OCI_MANIFEST, Registry, Tls, catalog_layer, catalog_tar, copy_dir,
-};
+use crate::distribution::{Auth, OCI_INDEX, OCI_MANIFEST, Registry, Tls, catalog_layer, copy_dir};
 use crate::process::{self, BIN};
 use crate::support::{NamedTest, block_on};
 use fbc_image::testing::{self, Tar};
@@ -318,7 +316,7 @@ fn platforms_zstd_and_whiteouts(_: PathBuf) -> Result<(), Failed> {
     assert!(ok, "{any} {e}");
 
     // zstd, and a whiteout in a later layer removing a file of an earlier one.
-    let base = testing::zstd(&catalog_tar(&example()));
+    let base = testing::zstd(&testing::configs_tar(&example()));
     let name = removed
         .strip_prefix(arm_dir.path())
         .expect("inside")

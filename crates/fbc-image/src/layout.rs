@@ -9,8 +9,7 @@
 use crate::digest::{Digest, FileCheckError};
 use crate::limits::ImageLimits;
 use crate::manifest::{
-    self, Blob, Document, ManifestError, Platform, PlatformChoice, REF_NAME, no_platform,
-    select_platform,
+    self, Blob, Document, ManifestError, Platform, PlatformChoice, REF_NAME, select_platform,
 };
 use crate::reference::{LayoutRef, LayoutSelect};
 use crate::unpack::LayerFile;
@@ -282,16 +281,7 @@ fn resolve(
                 };
                 images.push(resolve(root, &blob, platform, limits, depth + 1)?);
             }
-            let same_config = images
-                .windows(2)
-                .all(|w| w[0].config().digest() == w[1].config().digest());
-            match images.into_iter().next() {
-                Some(first) if same_config => Ok(first),
-                _ => Err(LayoutErrorKind::Manifest(no_platform(
-                    platform,
-                    &candidates,
-                ))),
-            }
+            manifest::any_platform(images, platform, &candidates).map_err(LayoutErrorKind::Manifest)
         }
     }
 }

@@ -249,6 +249,23 @@ pub fn select_platform(
     Ok(PlatformChoice::Candidates(candidates))
 }
 
+/// The image taken when no index entry is for `wanted`: the first of `images` (the
+/// candidates' manifests, in order) when all of them name one config, else the
+/// [`no_platform`] error.
+pub fn any_platform(
+    images: Vec<ImageManifest>,
+    wanted: &Platform,
+    candidates: &[Entry],
+) -> Result<ImageManifest, ManifestError> {
+    let same_config = images
+        .windows(2)
+        .all(|w| w[0].config().digest() == w[1].config().digest());
+    match images.into_iter().next() {
+        Some(first) if same_config => Ok(first),
+        _ => Err(no_platform(wanted, candidates)),
+    }
+}
+
 /// The error for an index with no entry for `wanted` whose entries differ.
 pub fn no_platform(wanted: &Platform, candidates: &[Entry]) -> ManifestError {
     let available = candidates

@@ -191,6 +191,34 @@ pub fn layout(root: &Path, blobs: &[&[u8]], tops: &[(&[u8], Option<&str>)]) {
     .expect("index.json");
 }
 
+/// A tar stream holding every file of `dir` under `configs/` (the directory first, files in
+/// path order): a catalog directory as a catalog image's layer.
+pub fn configs_tar(dir: &Path) -> Vec<u8> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+        .iter()
+        .fold(Tar::new().dir("configs/"), |tar, path| {
+            let rel = path.strip_prefix(dir).expect("under dir").display();
+            tar.file(
+                &format!("configs/{rel}"),
+                &std::fs::read(path).expect("read"),
+            )
+        })
+        .finish()
+}
+
 /// A one-image layout at `root` tagged `tag`: the configs label `/configs` and `layers` (tar
 /// streams, gzip-compressed here).
 pub fn catalog_layout(root: &Path, tag: &str, layers: &[Vec<u8>]) {

@@ -24,9 +24,7 @@ use crate::retry::retrying;
 use capped::Capped;
 use fbc_image::ImageLimits;
 use fbc_image::digest::Digest;
-use fbc_image::manifest::{
-    self, Blob, Document, Platform, PlatformChoice, no_platform, select_platform,
-};
+use fbc_image::manifest::{self, Blob, Document, Platform, PlatformChoice, select_platform};
 use fbc_image::reference::RegistryRef;
 use fbc_image::spec::ACCEPTED_MANIFEST_TYPES;
 use fbc_image::unpack::LayerFile;
@@ -209,13 +207,7 @@ impl Puller {
                     };
                     images.push(Box::pin(self.image_manifest(&blob, depth + 1, bytes)).await?);
                 }
-                let same_config = images
-                    .windows(2)
-                    .all(|w| w[0].config().digest() == w[1].config().digest());
-                match images.into_iter().next() {
-                    Some(first) if same_config => Ok(first),
-                    _ => Err(manifest_err(no_platform(&self.platform, &candidates))),
-                }
+                manifest::any_platform(images, &self.platform, &candidates).map_err(manifest_err)
             }
         }
     }

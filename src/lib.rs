@@ -25,6 +25,7 @@
 //! | [`metrics`] | events from every layer + scrape-time state → Prometheus text |
 //! | [`views`] | the model and tables → every protocol's view, built once per snapshot, no runtime |
 //! | [`snapshot`] | a directory → the published, atomically swapped catalog, kept fresh by reloads |
+//! | [`fleet`] | the catalogs one process serves, by name; the `--config` file's catalogs |
 //! | [`transport`] | ports and accepted streams → tracked connections, budgets, TLS |
 //! | [`grpc`] | a snapshot + gRPC calls → `api.Registry`, `fbc.v1.Graph`, health, reflection |
 //! | [`http`] | a snapshot + HTTP requests → catalogd's API, GraphQL, the browser, metrics |
@@ -56,6 +57,7 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
 
 pub mod app;
 pub mod cli;
+pub mod fleet;
 pub mod grpc;
 pub mod http;
 pub mod metrics;

@@ -61,6 +61,7 @@ const LAYERS: &[&str] = &[
     "metrics",
     "views",
     "snapshot",
+    "fleet",
     "transport",
     "grpc",
     "http",

@@ -8,7 +8,17 @@
 //! [`first_load`] is blocking (the CLI runs it on the main thread, before the async
 //! runtime exists, under a watchdog), [`serve`] binds and spawns the reload task and
 //! the gRPC server on the current runtime. [`start`] does both, for tests.
+//! A server of several catalogs starts through [`catalogs::serve_many`] instead.
+//!
+//! | module | in → out |
+//! |---|---|
+//! | this module | one catalog's [`ServeConfig`] → a running server |
+//! | [`catalogs`] | the `--config` file and `--catalog` flags → every catalog loading, serving, polling and stopping on its own; the file watched |
 
+pub mod catalogs;
+mod unit;
+
+use crate::fleet::{Fleet, Member};
 use crate::http::HttpConfig;
 use crate::snapshot::cache::{CacheConfig, CacheError, CachedLoad, Outcome};
 use crate::snapshot::fetch::ImageInfo;
@@ -178,6 +188,8 @@ pub struct ServerHandle {
     pub metrics_addr: Option<SocketAddr>,
     /// The published catalog (read side).
     pub catalog: Catalog,
+    /// The served catalogs: this one.
+    pub fleet: Arc<Fleet>,
     /// The reload task: trigger a reload, read its counters.
     pub reload: ReloadHandle,
     stop: watch::Sender<bool>,
@@ -191,7 +203,7 @@ impl ServerHandle {
     /// accepting, calls in flight get the shutdown grace, and this waits for the
     /// server to end.
     pub async fn shutdown(mut self) -> Result<(), String> {
-        self.catalog.start_draining();
+        self.fleet.start_draining();
         tracing::info!(
             delay_ms = self.shutdown_delay.as_millis() as u64,
             "health NOT_SERVING; still serving for the shutdown delay"
@@ -268,6 +280,19 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
         }
         _ => None,
     };
+    let fleet = Fleet::single(Member {
+        name: Arc::from(
+            config
+                .http
+                .as_ref()
+                .map_or("", |(_, http)| http.catalog_name.as_str()),
+        ),
+        catalog: catalog.clone(),
+        status,
+        priority: 0,
+        source: config.root.display().to_string(),
+        port: Some(grpc_addr.port()),
+    });
     let http_addr = http.as_ref().map(|(_, local, _)| *local);
     if let Some(bound) = &metrics {
         tracing::info!(address = %bound.addr, "serving Prometheus metrics at /metrics");
@@ -275,8 +300,12 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     let metrics_addr = metrics.as_ref().map(|bound| bound.addr);
     tracing::info!(address = %grpc_addr, configs = %config.root.display(), "serving registry");
     let reload = crate::snapshot::reload::spawn(reload_config(&config), publisher);
-    if let (Some(poll), Some(image)) = (config.poll.clone(), config.image.clone()) {
-        crate::snapshot::poll::spawn(poll, image, reload.clone(), status.clone());
+    if let (Some(poll), Some(image), Some(member)) =
+        (config.poll.clone(), config.image.clone(), fleet.first())
+    {
+        // It polls for as long as the process runs.
+        let _polling =
+            crate::snapshot::poll::spawn(poll, image, reload.clone(), member.status.clone());
     }
     if config.watch {
         tracing::info!(
@@ -293,14 +322,12 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     let http_task = http.map(|(listener, _, mut http)| {
         http.limits.shutdown_grace = limits.shutdown_grace;
         let signal = stop_signal(stopped.clone());
-        tokio::spawn(crate::http::serve(
-            listener,
-            catalog.clone(),
-            status.clone(),
-            http,
-            tls.clone(),
-            signal,
-        ))
+        let warm = AbortOnDrop(tokio::spawn(crate::http::warm_views(catalog.clone())));
+        let served = crate::http::serve(listener, fleet.clone(), http, tls.clone(), signal);
+        tokio::spawn(async move {
+            served.await;
+            drop(warm);
+        })
     });
     let metrics_task = metrics.map(|Bound { listener, .. }| {
         let limits = crate::http::HttpLimits {
@@ -318,7 +345,8 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     let served = catalog.clone();
     let task = tokio::spawn(async move {
         let _tls_watcher = tls_watcher;
-        let grpc = crate::grpc::serve(listener, served, limits, tls, stop_signal(stopped));
+        let services = crate::grpc::Services::Catalog(served);
+        let grpc = crate::grpc::serve(listener, services, limits, tls, stop_signal(stopped));
         let result = grpc.await.map_err(|e| format!("server failed: {e}"));
         if let Some(http) = http_task {
             http.await.map_err(|e| format!("HTTP server failed: {e}"))?;
@@ -335,11 +363,22 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
         http_addr,
         metrics_addr,
         catalog,
+        fleet,
         reload,
         stop,
         shutdown_delay,
         task,
     })
+}
+
+/// Aborts a task when dropped.
+#[derive(Debug)]
+pub(crate) struct AbortOnDrop(pub(crate) tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// [`first_load`] on a blocking thread, then [`serve`].

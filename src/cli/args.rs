@@ -9,6 +9,7 @@ use super::values::parse_duration;
 #[cfg(test)]
 use super::values::{parse_depth, parse_size};
 use crate::app::{Listen, ServeConfig};
+use crate::fleet::config::CatalogSpec;
 use crate::http::{HttpConfig, HttpLimits};
 use crate::snapshot::fetch::{FetchOptions, Fetched};
 use crate::snapshot::poll::PollConfig;
@@ -17,6 +18,9 @@ use crate::transport::limits::TransportLimits;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// `opm serve`'s port, the gRPC port when `--port` is not given.
+pub const DEFAULT_PORT: u16 = 50051;
 
 /// Top-level command line.
 #[derive(Debug, Parser)]
@@ -105,10 +109,24 @@ pub struct ValidateArgs {
 pub struct ServeArgs {
     /// The catalog: its root directory, an image in an OCI layout (`oci-layout:PATH[:TAG|@DIGEST]`),
     /// or an image in a registry (`HOST[:PORT]/REPO[:TAG][@sha256:…]`, `docker://` accepted).
-    pub dir: PathBuf,
-    /// Port to listen on, on all interfaces (IPv4 and IPv6).
-    #[arg(short, long, default_value_t = 50051)]
-    pub port: u16,
+    /// Not given with --config or --catalog.
+    #[arg(required_unless_present_any = ["config", "catalogs"], conflicts_with_all = ["config", "catalogs"])]
+    pub dir: Option<PathBuf>,
+    /// Port to listen on, on all interfaces (IPv4 and IPv6) [default: 50051]. With several
+    /// catalogs, the port that answers health for every catalog by name (opened only
+    /// when given).
+    #[arg(short, long)]
+    pub port: Option<u16>,
+    /// Serve the catalogs this YAML file lists (`catalogs:` entries with `name`, `source`,
+    /// `port`, `pollInterval`, `priority`, `limits`); the file is watched and catalogs
+    /// added, removed or changed in it are started and stopped without touching the others.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Serve this catalog (repeatable): NAME=SOURCE[,port=N][,pollInterval=D][,priority=P].
+    /// HTTP serves it at /catalogs/NAME/…; `port` gives it its own api.Registry port.
+    #[arg(long = "catalog", id = "catalogs", value_name = "NAME=SOURCE[,port=N]",
+          value_parser = parse_catalog)]
+    pub catalogs: Vec<CatalogSpec>,
     /// Index cache directory: a start whose catalog matches the cache reads the index
     /// from it instead of parsing and validating (kept in `fbc-registry.v1/`,
     /// beside any cache written by opm).
@@ -200,7 +218,22 @@ pub struct ServeArgs {
     pub browser: bool,
 }
 
+/// Reads a `--catalog` value.
+fn parse_catalog(value: &str) -> Result<CatalogSpec, String> {
+    crate::fleet::config::parse_flag(value).map_err(|e| e.message)
+}
+
 impl ServeArgs {
+    /// The catalog argument (empty with --config or --catalog).
+    pub fn dir(&self) -> &std::path::Path {
+        self.dir.as_deref().unwrap_or(std::path::Path::new(""))
+    }
+
+    /// Whether several catalogs are served (--config or --catalog).
+    pub fn several(&self) -> bool {
+        self.config.is_some() || !self.catalogs.is_empty()
+    }
+
     /// `--cache-enforce-integrity`: only when given (`=true` or bare). Unlike
     /// `opm serve`, a `--cache-dir` alone does not turn it on.
     pub fn enforce_integrity(&self) -> bool {
@@ -217,7 +250,7 @@ impl ServeArgs {
     ) -> Result<ServeConfig, String> {
         Ok(ServeConfig {
             root: fetched.dir.clone(),
-            listen: Listen::AllInterfaces(self.port),
+            listen: Listen::AllInterfaces(self.port.unwrap_or(DEFAULT_PORT)),
             load: self.limits.load_options(),
             load_timeout: self.limits.load_timeout,
             cache: (!self.cache_dir.is_empty()).then(|| crate::snapshot::cache::CacheConfig {
@@ -261,7 +294,7 @@ impl ServeArgs {
             }
             Some(source) if source.pinned => Err(format!(
                 "--poll-interval: {} names a digest, which never changes; give a tag to poll",
-                self.dir.display()
+                self.dir().display()
             )),
             Some(source) => Ok(Some(PollConfig {
                 interval,
@@ -270,7 +303,7 @@ impl ServeArgs {
             })),
             None => Err(format!(
                 "--poll-interval polls a registry image's tag; {} is not one",
-                self.dir.display()
+                self.dir().display()
             )),
         }
     }
@@ -281,6 +314,9 @@ impl ServeArgs {
         let Some(listen) = self.http_addr.clone() else {
             return Ok(None);
         };
+        let Some(settings) = self.http_settings("") else {
+            return Ok(None);
+        };
         let name = match &self.catalog_name {
             Some(name) => name.clone(),
             None if fetched.image.is_some() => fetched
@@ -288,8 +324,8 @@ impl ServeArgs {
                 .as_ref()
                 .map(|i| i.name.clone())
                 .unwrap_or_default(),
-            None => std::fs::canonicalize(&self.dir)
-                .unwrap_or_else(|_| self.dir.clone())
+            None => std::fs::canonicalize(self.dir())
+                .unwrap_or_else(|_| self.dir().to_path_buf())
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
@@ -297,19 +333,28 @@ impl ServeArgs {
         fbc_catalog::catalogd::name::check(&name).map_err(|e| {
             format!("catalog name {name:?} for the HTTP API: {e} (set one with --catalog-name)")
         })?;
-        let limits = HttpLimits {
-            max_connections: self.http_max_connections as usize,
-            stall_timeout: self.transport.stall_timeout,
-            ..HttpLimits::default()
-        };
         Ok(Some((
             listen,
             HttpConfig {
                 catalog_name: name,
-                limits,
-                browser: self.browser,
+                ..settings
             },
         )))
+    }
+
+    /// The HTTP server's settings when `--http-addr` is given, for the catalog `name`
+    /// (several catalogs: each has its own name, this one is unused).
+    pub fn http_settings(&self, name: &str) -> Option<HttpConfig> {
+        self.http_addr.as_ref()?;
+        Some(HttpConfig {
+            catalog_name: name.to_owned(),
+            limits: HttpLimits {
+                max_connections: self.http_max_connections as usize,
+                stall_timeout: self.transport.stall_timeout,
+                ..HttpLimits::default()
+            },
+            browser: self.browser,
+        })
     }
 }
 

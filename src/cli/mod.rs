@@ -7,6 +7,7 @@
 
 pub(crate) mod args;
 pub(crate) mod graph;
+mod many;
 pub(crate) mod probe;
 pub(crate) mod resolve;
 pub(crate) mod values;
@@ -181,7 +182,7 @@ fn fatal_diagnostics(args: &ServeArgs, errors: &[Diagnostic]) -> ExitCode {
     if let [only] = errors {
         return fatal(
             args,
-            &format!("cannot serve {}: {only}", args.dir.display()),
+            &format!("cannot serve {}: {only}", args.dir().display()),
         );
     }
     for e in errors {
@@ -189,7 +190,7 @@ fn fatal_diagnostics(args: &ServeArgs, errors: &[Diagnostic]) -> ExitCode {
     }
     tracing::error!(
         "cannot serve {}: {} errors",
-        args.dir.display(),
+        args.dir().display(),
         errors.len()
     );
     let first = errors.first().map(ToString::to_string).unwrap_or_default();
@@ -197,7 +198,7 @@ fn fatal_diagnostics(args: &ServeArgs, errors: &[Diagnostic]) -> ExitCode {
         &args.termination_log,
         &format!(
             "cannot serve {}: {} errors; first: {first}",
-            args.dir.display(),
+            args.dir().display(),
             errors.len()
         ),
     );
@@ -213,7 +214,7 @@ fn first_load_with_deadline(
 ) -> Result<LoadedCatalog, StartError> {
     let missed = format!(
         "cannot serve {}: {}",
-        args.dir.display(),
+        args.dir().display(),
         load::timeout_diagnostic(&config.root, args.limits.load_timeout)
     );
     let log = args.termination_log.clone();
@@ -228,6 +229,9 @@ fn first_load_with_deadline(
 
 fn serve(args: &ServeArgs) -> ExitCode {
     init_logging(args.debug, args.log_format);
+    if args.several() {
+        return many::serve(args);
+    }
     if args.enforce_integrity() && args.cache_dir.is_empty() {
         return fatal(
             args,
@@ -236,9 +240,9 @@ fn serve(args: &ServeArgs) -> ExitCode {
     }
     let store = (!args.cache_dir.is_empty()).then(|| Path::new(&args.cache_dir).join("images"));
     let options = args.limits.fetch_options(store);
-    let fetched = match fetch::fetch(&args.dir, &options) {
+    let fetched = match fetch::fetch(args.dir(), &options) {
         Ok(fetched) => fetched,
-        Err(e) => return fatal(args, &format!("cannot serve {}: {e}", args.dir.display())),
+        Err(e) => return fatal(args, &format!("cannot serve {}: {e}", args.dir().display())),
     };
     let config = match args.serve_config(&fetched, &options) {
         Ok(config) => config,
@@ -250,13 +254,13 @@ fn serve(args: &ServeArgs) -> ExitCode {
         Err(other) => {
             return fatal(
                 args,
-                &format!("cannot serve {}: {other}", args.dir.display()),
+                &format!("cannot serve {}: {other}", args.dir().display()),
             );
         }
     };
     if args.cache_only {
         crate::snapshot::reload::log_loaded(
-            &args.dir,
+            args.dir(),
             fetched.image.as_ref(),
             &loaded.report,
             1,

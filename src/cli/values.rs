@@ -5,6 +5,7 @@
 //! depths, and [`LimitArgs`] → the loader's options. A leaf: the argument
 //! structs of every command use it, and it uses none of them.
 
+pub use crate::fleet::values::{parse_duration, parse_size};
 use crate::snapshot::fetch::FetchOptions;
 use crate::snapshot::load::LoadOptions;
 use fbc_catalog::source::ParseLimits;
@@ -121,20 +122,6 @@ impl LimitArgs {
     }
 }
 
-/// Parses a duration as people write them: `250ms`, `1.5s`, `2m`, `1h30m`
-/// (humantime's grammar). A bare number is milliseconds, as earlier releases read it.
-pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    let s = s.trim();
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
-        return s
-            .parse()
-            .map(std::time::Duration::from_millis)
-            .map_err(|e| format!("invalid duration {s:?}: {e}"));
-    }
-    humantime::parse_duration(s)
-        .map_err(|e| format!("invalid duration {s:?}: {e} (write e.g. 250ms, 1.5s, 2m)"))
-}
-
 /// Parses `--max-depth`: 1 to [`DEPTH_CEILING`].
 pub(crate) fn parse_depth(s: &str) -> Result<usize, String> {
     match s.trim().parse::<usize>() {
@@ -143,12 +130,4 @@ pub(crate) fn parse_depth(s: &str) -> Result<usize, String> {
             "invalid depth {s:?}: a number from 1 to {DEPTH_CEILING} (the JSON parser's own ceiling)"
         )),
     }
-}
-
-/// Parses a size such as `512MiB`, `64 MB` or `1048576` (bytes).
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    s.trim()
-        .parse::<bytesize::ByteSize>()
-        .map(|b| b.as_u64())
-        .map_err(|e| format!("invalid size {s:?}: {e} (write e.g. 64MiB, 1GB)"))
 }

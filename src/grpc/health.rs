@@ -7,8 +7,15 @@
 //! SERVING. At shutdown it answers NOT_SERVING first, while calls are still
 //! served, so load balancers and kubelet stop sending new work before the
 //! listener closes. `Watch` is unimplemented, as in the reference.
+//!
+//! On the server-wide port of a server with several catalogs it answers per catalog
+//! instead ([`crate::fleet::Fleet::health`]): the service name is a catalog's name,
+//! `""` is every catalog serving, and a name that is no catalog's is `NOT_FOUND`, as
+//! grpc-go's health server answers an unknown service.
 
+use crate::fleet::Fleet;
 use crate::snapshot::Catalog;
+use std::sync::Arc;
 use tonic::{Request, Response, Status};
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::{HealthCheckRequest, HealthCheckResponse};
@@ -18,13 +25,28 @@ pub use tonic_health::pb::health_server::HealthServer;
 /// The health service.
 #[derive(Clone, Debug)]
 pub struct Health {
-    catalog: Catalog,
+    about: About,
+}
+
+#[derive(Clone, Debug)]
+enum About {
+    Catalog(Catalog),
+    Fleet(Arc<Fleet>),
 }
 
 impl Health {
-    /// A health service reporting on `catalog`.
+    /// A health service reporting on `catalog`, for any service name.
     pub fn new(catalog: Catalog) -> Self {
-        Health { catalog }
+        Health {
+            about: About::Catalog(catalog),
+        }
+    }
+
+    /// A health service reporting on each catalog of `fleet` by name.
+    pub fn fleet(fleet: Arc<Fleet>) -> Self {
+        Health {
+            about: About::Fleet(fleet),
+        }
     }
 }
 
@@ -32,9 +54,19 @@ impl Health {
 impl tonic_health::pb::health_server::Health for Health {
     async fn check(
         &self,
-        _request: Request<HealthCheckRequest>,
+        request: Request<HealthCheckRequest>,
     ) -> Result<Response<HealthCheckResponse>, Status> {
-        let status = if self.catalog.load().is_some() && !self.catalog.draining() {
+        let serving = match &self.about {
+            About::Catalog(catalog) => catalog.load().is_some() && !catalog.draining(),
+            About::Fleet(fleet) => match fleet.health(&request.get_ref().service) {
+                crate::fleet::Health::Serving => true,
+                crate::fleet::Health::NotServing => false,
+                crate::fleet::Health::Unknown => {
+                    return Err(Status::not_found("unknown service"));
+                }
+            },
+        };
+        let status = if serving {
             ServingStatus::Serving
         } else {
             ServingStatus::NotServing

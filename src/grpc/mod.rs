@@ -51,17 +51,30 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
 
-/// Serves every service on `listener` until `shutdown` resolves; then stops
+/// What a port serves.
+#[derive(Clone, Debug)]
+pub enum Services {
+    /// One catalog: `api.Registry`, `api.ExperimentalRegistry`, `fbc.v1.Graph`, health
+    /// and reflection, as `opm serve`'s port (and each catalog's own port).
+    Catalog(Catalog),
+    /// The server-wide port of a server with several catalogs: health per catalog
+    /// name, and reflection.
+    Fleet(Arc<crate::fleet::Fleet>),
+}
+
+/// Serves `services` on `listener` until `shutdown` resolves; then stops
 /// accepting, gives calls in flight `limits.shutdown_grace`, and closes every
 /// connection left.
 pub async fn serve(
     listener: TcpListener,
-    catalog: Catalog,
+    services: Services,
     limits: TransportLimits,
     tls: Option<Arc<crate::transport::tls::Tls>>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
-    log_limits(&catalog, &limits);
+    if let Services::Catalog(catalog) = &services {
+        log_limits(catalog, &limits);
+    }
     let budget = Arc::new(Budget::new(
         limits.max_buffered_reply_bytes,
         limits.max_inflight_calls,
@@ -94,7 +107,7 @@ pub async fn serve(
         .initial_stream_window_size(limits::STREAM_RECEIVE_WINDOW)
         .initial_connection_window_size(limits::CONNECTION_RECEIVE_WINDOW)
         .layer(AdmissionLayer::new(budget))
-        .add_routes(routes(catalog))
+        .add_routes(routes(services))
         .serve_with_incoming_shutdown(incoming, signal);
     let grace = enforce_grace(stopping_rx, limits.shutdown_grace, &connections);
     tokio::select! {
@@ -127,9 +140,10 @@ async fn enforce_grace(
     std::future::pending().await
 }
 
-/// The six services: registry, experimental registry, `fbc.v1.Graph`, health, and
-/// both reflection versions, advertising all six as grpc-go does.
-fn routes(catalog: Catalog) -> tonic::service::Routes {
+/// For one catalog, the six services: registry, experimental registry, `fbc.v1.Graph`,
+/// health, and both reflection versions, advertising all six as grpc-go does; for a
+/// fleet, health and reflection.
+fn routes(services: Services) -> tonic::service::Routes {
     let descriptors = || {
         tonic_reflection::server::Builder::configure()
             .register_encoded_file_descriptor_set(crate::FILE_DESCRIPTOR_SET)
@@ -140,13 +154,20 @@ fn routes(catalog: Catalog) -> tonic::service::Routes {
             )
     };
     let mut routes = tonic::service::Routes::builder();
-    routes
-        .add_service(RegistryServer::new(Registry::new(catalog.clone())))
-        .add_service(ExperimentalRegistryServer::new(Experimental::new(
-            catalog.clone(),
-        )))
-        .add_service(GraphServer::new(Graph::new(catalog.clone())))
-        .add_service(HealthServer::new(Health::new(catalog)));
+    match services {
+        Services::Catalog(catalog) => {
+            routes
+                .add_service(RegistryServer::new(Registry::new(catalog.clone())))
+                .add_service(ExperimentalRegistryServer::new(Experimental::new(
+                    catalog.clone(),
+                )))
+                .add_service(GraphServer::new(Graph::new(catalog.clone())))
+                .add_service(HealthServer::new(Health::new(catalog)));
+        }
+        Services::Fleet(fleet) => {
+            routes.add_service(HealthServer::new(Health::fleet(fleet)));
+        }
+    }
     match (descriptors().build_v1(), descriptors().build_v1alpha()) {
         (Ok(v1), Ok(v1alpha)) => {
             routes.add_service(v1).add_service(v1alpha);

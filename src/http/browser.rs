@@ -28,7 +28,7 @@ pub async fn home(state: ApiState, method: Method, uri: Uri, headers: HeaderMap)
         .get("q")
         .map(|q| String::from_utf8_lossy(q).into_owned())
         .unwrap_or_default();
-    serve(state, method, headers, move |browser, _, name| {
+    serve(state, method, &uri, headers, move |browser, _, name| {
         Some(home::render(browser, name, &query))
     })
     .await
@@ -43,13 +43,19 @@ pub async fn package(state: ApiState, method: Method, uri: Uri, headers: HeaderM
     else {
         return errors::status(StatusCode::NOT_FOUND);
     };
-    serve(state, method, headers, move |browser, tables, name| {
-        let index = browser
-            .cards
-            .binary_search_by(|c| c.name.as_str().cmp(&wanted))
-            .ok()?;
-        page::render(tables, &browser.cards[index], name)
-    })
+    serve(
+        state,
+        method,
+        &uri,
+        headers,
+        move |browser, tables, name| {
+            let index = browser
+                .cards
+                .binary_search_by(|c| c.name.as_str().cmp(&wanted))
+                .ok()?;
+            page::render(tables, &browser.cards[index], name)
+        },
+    )
     .await
 }
 
@@ -79,17 +85,29 @@ pub async fn asset(_: ApiState, method: Method, uri: Uri, _: HeaderMap) -> Reply
 }
 
 /// The checks the pages share, then `render` on the blocking pool; `None` from
-/// it is a 404.
+/// it is a 404. The catalog is `?catalog=NAME`'s, else the server's first
+/// ([`crate::fleet::Fleet::first`]).
 async fn serve(
     state: ApiState,
     method: Method,
+    uri: &Uri,
     headers: HeaderMap,
     render: impl FnOnce(&Browser, &fbc_catalog::tables::Tables, &str) -> Option<String> + Send + 'static,
 ) -> Reply {
     if method != Method::GET && method != Method::HEAD {
         return errors::method_not_allowed("GET, HEAD");
     }
-    let snapshot = match catalogd::snapshot(&state, &state.name) {
+    let named = Query::parse(uri.query().unwrap_or_default())
+        .get("catalog")
+        .map(|c| String::from_utf8_lossy(c).into_owned());
+    let member = match named {
+        Some(name) => state.fleet.get(&name),
+        None => state.fleet.first(),
+    };
+    let Some(member) = member else {
+        return errors::status(StatusCode::NOT_FOUND);
+    };
+    let snapshot = match catalogd::snapshot(&state, &member.name) {
         Ok(snapshot) => snapshot,
         Err(reply) => return *reply,
     };
@@ -98,7 +116,7 @@ async fn serve(
         (Err(reply), _) => return *reply,
         (_, Err(error)) => return catalogd::view_error(error),
     };
-    let name = state.name.clone();
+    let name = member.name.clone();
     let _turn = super::workers::turn().await;
     let rendered = tokio::task::spawn_blocking(move || {
         let tables = snapshot.tables.get().ok()?;

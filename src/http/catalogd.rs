@@ -11,21 +11,18 @@ use super::content::{self, Plan, Resource};
 use super::encoding::Encoding;
 use super::errors::{self, Refusal, Reply};
 use super::goquery::Query;
-use crate::snapshot::{Catalog, Snapshot};
+use crate::fleet::Fleet;
+use crate::snapshot::Snapshot;
 use crate::views::catalogd::{HttpView, ViewError};
 use fbc_catalog::catalogd::name;
 use http::{HeaderMap, Method, StatusCode, Uri};
 use std::sync::Arc;
 
-/// What the catalogd routes serve.
+/// What the catalogd routes serve: every catalog of the server, by name.
 #[derive(Clone, Debug)]
 pub struct ApiState {
-    /// The published catalog.
-    pub catalog: Catalog,
-    /// The name in its URLs.
-    pub name: Arc<str>,
-    /// Where it came from and how its updates fare.
-    pub status: Arc<crate::snapshot::status::SourceStatus>,
+    /// The served catalogs.
+    pub fleet: Arc<Fleet>,
 }
 
 /// `Content-Type` of `/all` and `/metas`.
@@ -70,9 +67,9 @@ pub fn admit_for(
 /// The snapshot to answer from: 404 for another catalog's name, or before the
 /// first load.
 pub fn snapshot(state: &ApiState, name: &str) -> Result<Arc<Snapshot>, Refusal> {
-    match state.catalog.load() {
-        Some(s) if name == &*state.name => Ok(s),
-        _ => Err(Box::new(errors::status(StatusCode::NOT_FOUND))),
+    match state.fleet.get(name).and_then(|m| m.catalog.load()) {
+        Some(s) => Ok(s),
+        None => Err(Box::new(errors::status(StatusCode::NOT_FOUND))),
     }
 }
 

@@ -48,6 +48,7 @@ pub(crate) mod routes;
 pub(crate) mod status;
 pub(crate) mod workers;
 
+use crate::fleet::Fleet;
 use crate::snapshot::Catalog;
 use std::future::Future;
 use std::sync::Arc;
@@ -90,7 +91,8 @@ impl Default for HttpLimits {
 /// The HTTP server's settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpConfig {
-    /// The catalog's name in `/catalogs/{name}/…` (a DNS-1123 subdomain).
+    /// The catalog's name in `/catalogs/{name}/…` (a DNS-1123 subdomain) when the
+    /// server has one catalog; each catalog's own name when it has several.
     pub catalog_name: String,
     /// Client limits.
     pub limits: HttpLimits,
@@ -102,18 +104,12 @@ pub struct HttpConfig {
 /// resolves, then drains (see [`listener`]).
 pub async fn serve(
     listener: TcpListener,
-    catalog: Catalog,
-    status: Arc<crate::snapshot::status::SourceStatus>,
+    fleet: Arc<Fleet>,
     config: HttpConfig,
     tls: Option<Arc<crate::transport::tls::Tls>>,
     shutdown: impl Future<Output = ()>,
 ) {
-    let warm = tokio::spawn(warm_views(catalog.clone()));
-    let api = catalogd::ApiState {
-        catalog,
-        name: Arc::from(config.catalog_name.as_str()),
-        status,
-    };
+    let api = catalogd::ApiState { fleet };
     listener::serve(
         "http",
         tls,
@@ -123,11 +119,11 @@ pub async fn serve(
         shutdown,
     )
     .await;
-    warm.abort();
 }
 
-/// Builds the HTTP view of every snapshot as it is published.
-async fn warm_views(catalog: Catalog) {
+/// Builds the HTTP view and the browser's cards of every snapshot of `catalog` as it
+/// is published (the app runs one per served catalog while HTTP is on).
+pub async fn warm_views(catalog: Catalog) {
     let mut generations = catalog.generations();
     loop {
         generations.borrow_and_update();

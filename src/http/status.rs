@@ -13,12 +13,14 @@ use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri, header};
 
 /// `GET|HEAD /catalogs/{name}/status`.
 pub async fn status(state: ApiState, method: Method, uri: Uri, _headers: HeaderMap) -> Reply {
-    let name = match admit(&method, &uri) {
-        Ok(name) if name == *state.name => name,
-        Ok(_) => return errors::status(StatusCode::NOT_FOUND),
+    let member = match admit(&method, &uri) {
+        Ok(name) => match state.fleet.get(&name) {
+            Some(member) => member,
+            None => return errors::status(StatusCode::NOT_FOUND),
+        },
         Err(reply) => return *reply,
     };
-    let body = Bytes::from(format!("{}\n", state.status.to_json(&name)));
+    let body = Bytes::from(format!("{}\n", member.status.to_json(&member.name)));
     let length = body.len();
     let mut reply = Response::new(if method == Method::HEAD {
         PartsBody::empty()

@@ -55,15 +55,18 @@ struct Failure {
     refused: Option<Digest>,
 }
 
-/// Starts polling `served`'s tag on the current runtime.
+/// Starts polling `served`'s tag on the current runtime; abort the task to stop.
 pub fn spawn(
     config: PollConfig,
     served: ImageInfo,
     reload: ReloadHandle,
     status: Arc<SourceStatus>,
-) {
+) -> tokio::task::JoinHandle<()> {
     tracing::info!(image = %served.reference, interval_s = config.interval.as_secs(), "polling the catalog image's tag");
-    tokio::spawn(run(config, served, reload, status));
+    tokio::spawn(tracing::Instrument::instrument(
+        run(config, served, reload, status),
+        tracing::Span::current(),
+    ))
 }
 
 async fn run(

@@ -107,9 +107,18 @@ pub struct ReloadHandle {
     trigger: mpsc::Sender<Trigger>,
     /// Outcome counters.
     pub stats: Arc<ReloadStats>,
+    task: Option<tokio::task::AbortHandle>,
 }
 
 impl ReloadHandle {
+    /// Ends the reload task (a catalog the server stops serving): its watch is dropped,
+    /// and a rebuild in progress is abandoned unpublished.
+    pub fn stop(&self) {
+        if let Some(task) = &self.task {
+            task.abort();
+        }
+    }
+
     /// Asks for a reload (coalesced with any pending one).
     pub fn trigger(&self) {
         let _ = self.trigger.try_send(Trigger::Changed);
@@ -137,9 +146,10 @@ impl ReloadHandle {
 pub fn spawn(config: ReloadConfig, publisher: Publisher) -> ReloadHandle {
     let (tx, rx) = mpsc::channel(1);
     let stats = Arc::new(ReloadStats::default());
-    let handle = ReloadHandle {
+    let mut handle = ReloadHandle {
         trigger: tx.clone(),
         stats: stats.clone(),
+        task: None,
     };
     if config.sighup {
         spawn_sighup(tx.clone());
@@ -150,7 +160,12 @@ pub fn spawn(config: ReloadConfig, publisher: Publisher) -> ReloadHandle {
     } else {
         None
     };
-    tokio::spawn(run(config, publisher, watcher, tx, rx, stats));
+    // In the caller's span: with several catalogs, each one's lines name it.
+    let task = tokio::spawn(tracing::Instrument::instrument(
+        run(config, publisher, watcher, tx, rx, stats),
+        tracing::Span::current(),
+    ));
+    handle.task = Some(task.abort_handle());
     handle
 }
 
@@ -161,6 +176,10 @@ fn spawn_sighup(tx: mpsc::Sender<Trigger>) {
         Ok(mut hup) => {
             tokio::spawn(async move {
                 while hup.recv().await.is_some() {
+                    if tx.is_closed() {
+                        // The reload task was stopped.
+                        return;
+                    }
                     tracing::info!("SIGHUP: reloading the catalog");
                     let _ = tx.try_send(Trigger::Changed);
                 }

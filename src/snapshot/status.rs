@@ -91,6 +91,47 @@ impl SourceStatus {
         }
     }
 
+    /// A catalog whose first load has not succeeded yet: not `Serving`, `Progressing`.
+    pub fn starting(source: &str) -> Self {
+        SourceStatus {
+            state: Mutex::new(State {
+                last_successful_poll: None,
+                image: None,
+                polled: false,
+                last_unpacked: None,
+                serving: Condition::new(false, "Unavailable", format!("{source} is being loaded")),
+                progressing: Condition::new(true, "Retrying", format!("loading {source}")),
+            }),
+        }
+    }
+
+    /// The first load succeeded: serving `image` (when it is one), unpacked at `unpacked`.
+    pub fn loaded(&self, image: Option<ImageInfo>, unpacked: Option<SystemTime>, polled: bool) {
+        self.with(|s| {
+            s.last_successful_poll = image.is_some().then(SystemTime::now);
+            s.image = image;
+            s.polled = polled;
+            s.last_unpacked = unpacked;
+            s.serving
+                .become_(Condition::new(true, "Available", AVAILABLE.to_owned()));
+            s.progressing
+                .become_(Condition::new(true, "Succeeded", SUCCEEDED.to_owned()));
+        });
+    }
+
+    /// The first load failed and will be tried again: nothing is served yet.
+    pub fn unavailable(&self, message: String) {
+        self.with(|s| {
+            s.serving.become_(Condition::new(
+                false,
+                "Unavailable",
+                "the catalog has not loaded".to_owned(),
+            ));
+            s.progressing
+                .become_(Condition::new(true, "Retrying", message));
+        });
+    }
+
     fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> Option<T> {
         self.state.lock().ok().map(|mut state| f(&mut state))
     }

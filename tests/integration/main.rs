@@ -2,6 +2,8 @@
 //!
 //! One binary, one module per concern:
 //! - `conformance`: the reference project's own expectations (operator-registry's serve, cache and registry tests);
+//! - `catalogs`: several catalogs in one process, each failing and reloading on its own, the
+//!   config file watched;
 //! - `reload`: hot reload from file changes, keep-last-good, consistency under reloads;
 //! - `server`: health, reflection, status codes, request limits, startup rules;
 //! - `hostile_catalogs`: each hostile catalog file refused while the last good
@@ -25,6 +27,7 @@
 )]
 
 mod browser_http;
+mod catalogs;
 mod cli;
 mod conformance;
 mod graph;

@@ -22,7 +22,7 @@ fn opm_flag_spellings_parse() {
         "/tmp/t",
         "--debug",
     ]);
-    assert_eq!(a.port, 50052);
+    assert_eq!(a.port, Some(50052));
     assert_eq!(a.cache_dir, "/tmp/cache");
     assert!(a.debug);
     let a = serve_args(&[
@@ -31,7 +31,7 @@ fn opm_flag_spellings_parse() {
         "/c",
         "--cache-enforce-integrity=false",
     ]);
-    assert_eq!(a.port, 1);
+    assert_eq!(a.port, Some(1));
     assert!(!a.enforce_integrity());
 }
 
@@ -67,7 +67,7 @@ fn boolean_flags_never_swallow_the_directory() {
         let Command::Serve(a) = parse(&["serve", flag, "/configs"]).expect(flag).command else {
             panic!("not serve")
         };
-        assert_eq!(a.dir, PathBuf::from("/configs"), "{flag}");
+        assert_eq!(a.dir, Some(PathBuf::from("/configs")), "{flag}");
     }
     let Command::Serve(a) = parse(&["serve", "--watch=false", "/c"])
         .expect("=false")

@@ -38,6 +38,20 @@ pub struct FetchOptions {
     pub registry: RegistryOptions,
 }
 
+impl Default for FetchOptions {
+    /// The flags' defaults: image limits, this machine's platform, no store (a scratch
+    /// directory), three images kept, registries reached with no credentials file.
+    fn default() -> Self {
+        FetchOptions {
+            limits: ImageLimits::default(),
+            platform: fbc_image::manifest::Platform::current(),
+            store: None,
+            keep: 3,
+            registry: fbc_pull::RegistryOptions::default(),
+        }
+    }
+}
+
 /// The image a catalog came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageInfo {

@@ -124,9 +124,15 @@ impl TestServer {
         let addr = listener.local_addr().expect("addr");
         let (tx, rx) = oneshot::channel();
         tokio::spawn(async move {
-            fbc_registry::grpc::serve(listener, catalog, TransportLimits::default(), None, async {
-                let _ = rx.await;
-            })
+            fbc_registry::grpc::serve(
+                listener,
+                fbc_registry::grpc::Services::Catalog(catalog),
+                TransportLimits::default(),
+                None,
+                async {
+                    let _ = rx.await;
+                },
+            )
             .await
             .expect("server");
         });

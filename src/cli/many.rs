@@ -1,0 +1,93 @@
+//! `serve --config FILE` and `serve --catalog NAME=SOURCE`: several catalogs in one process.
+//!
+//! In: `serve`'s flags. Out: [`crate::app::catalogs`] running until SIGTERM; exit 1 only
+//! when the flags or the config file cannot be used or a server-wide listener cannot be
+//! bound — a catalog that does not load is reported and retried, never fatal.
+
+use super::{ServeArgs, fatal, shutdown_signal};
+use crate::app::Listen;
+use crate::app::catalogs::{self, CatalogDefaults, ManyConfig};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Serves every catalog the flags and the config file name.
+pub(super) fn serve(args: &ServeArgs) -> ExitCode {
+    if args.cache_only {
+        return fatal(
+            args,
+            "--cache-only builds one catalog's cache; run it once per catalog",
+        );
+    }
+    if args.catalog_name.is_some() {
+        return fatal(
+            args,
+            "--catalog-name names the one catalog of `serve DIR`; with --config or --catalog each catalog has its own name",
+        );
+    }
+    if args.enforce_integrity() && args.cache_dir.is_empty() {
+        return fatal(
+            args,
+            "--cache-dir must be specified with --cache-enforce-integrity",
+        );
+    }
+    let config = many_config(args);
+    let specs = match catalogs::read_specs(&config, &catalogs::taken_ports(&config)) {
+        Ok(specs) => specs,
+        Err(e) => return fatal(args, &e.to_string()),
+    };
+    if specs.is_empty() {
+        tracing::warn!("no catalogs to serve yet; the config file is watched");
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => return fatal(args, &format!("failed to start the async runtime: {e}")),
+    };
+    let result = runtime.block_on(async {
+        let handle = catalogs::serve_many(config, specs)
+            .await
+            .map_err(|e| e.to_string())?;
+        handle.run_until(shutdown_signal()).await
+    });
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    match result {
+        Ok(()) => {
+            tracing::info!("server stopped");
+            ExitCode::SUCCESS
+        }
+        Err(reason) => fatal(args, &reason),
+    }
+}
+
+/// The server-wide settings and each catalog's defaults, from `serve`'s flags.
+fn many_config(args: &ServeArgs) -> ManyConfig {
+    ManyConfig {
+        listen: args.port.map(Listen::AllInterfaces),
+        transport: args.transport.limits(),
+        http: args.http_addr.clone().zip(args.http_settings("")),
+        metrics: args.metrics_addr.clone(),
+        metrics_tls: args.metrics_tls,
+        tls: match (&args.tls_cert, &args.tls_key) {
+            (Some(cert), Some(key)) => Some(crate::transport::tls::TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+                client_ca: args.tls_client_ca.clone(),
+            }),
+            _ => None,
+        },
+        defaults: CatalogDefaults {
+            load: args.limits.load_options(),
+            load_timeout: args.limits.load_timeout,
+            fetch: args.limits.fetch_options(None),
+            cache_dir: (!args.cache_dir.is_empty()).then(|| PathBuf::from(&args.cache_dir)),
+            enforce_integrity: args.enforce_integrity(),
+            watch: args.watch,
+            reload_debounce: args.reload_debounce,
+            poll_interval: args.poll_interval,
+        },
+        flagged: args.catalogs.clone(),
+        file: args.config.clone(),
+    }
+}

@@ -1,0 +1,258 @@
+//! Several catalogs in one process (`serve --config`, `--catalog`): each loads, fails,
+//! reloads and stops on its own; the config file is watched.
+
+use crate::harness::{copy_dir, eventually, package_names};
+use crate::http_client::get;
+use fbc_registry::api::registry_client::RegistryClient;
+use fbc_registry::app::Listen;
+use fbc_registry::app::catalogs::{self, CatalogDefaults, ManyConfig, ManyHandle};
+use fbc_registry::fleet::Health;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+
+const WITHIN: Duration = Duration::from_secs(20);
+
+fn example() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs/example")
+}
+
+fn loopback() -> Listen {
+    Listen::Addr(([127, 0, 0, 1], 0).into())
+}
+
+fn config(file: &Path) -> ManyConfig {
+    ManyConfig {
+        listen: Some(loopback()),
+        transport: Default::default(),
+        http: Some((
+            loopback(),
+            fbc_registry::http::HttpConfig {
+                catalog_name: String::new(),
+                limits: Default::default(),
+                browser: true,
+            },
+        )),
+        metrics: None,
+        metrics_tls: true,
+        tls: None,
+        defaults: CatalogDefaults {
+            load: Default::default(),
+            load_timeout: Duration::from_secs(60),
+            fetch: Default::default(),
+            cache_dir: None,
+            enforce_integrity: false,
+            watch: true,
+            reload_debounce: Duration::from_millis(50),
+            poll_interval: None,
+        },
+        flagged: Vec::new(),
+        file: Some(file.to_path_buf()),
+    }
+}
+
+async fn start(file: &Path) -> ManyHandle {
+    let config = config(file);
+    let specs = catalogs::read_specs(&config, &[]).expect("config reads");
+    catalogs::serve_many(config, specs).await.expect("serves")
+}
+
+async fn health(handle: &ManyHandle, service: &str) -> Result<i32, tonic::Code> {
+    let addr = handle.grpc_addr.expect("the health port");
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
+        .expect("endpoint")
+        .connect()
+        .await
+        .expect("connect");
+    let mut client = HealthClient::new(channel);
+    client
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: service.to_owned(),
+        })
+        .await
+        .map(|r| r.into_inner().status)
+        .map_err(|s| s.code())
+}
+
+fn write_config(file: &Path, entries: &[(&str, &Path, Option<u16>)]) {
+    let mut text = String::from("catalogs:\n");
+    for (name, source, port) in entries {
+        text.push_str(&format!("- name: {name}\n  source: {}\n", source.display()));
+        if let Some(port) = port {
+            text.push_str(&format!("  port: {port}\n"));
+        }
+    }
+    // Written beside and renamed over, as editors and ConfigMaps do.
+    let next = file.with_extension("next");
+    std::fs::write(&next, text).expect("write config");
+    std::fs::rename(&next, file).expect("rename config");
+}
+
+#[tokio::test]
+async fn a_broken_catalog_is_fixed_while_the_others_serve_with_no_failed_call() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("c"),
+    );
+    copy_dir(&example(), &a);
+    copy_dir(&example(), &c);
+    std::fs::create_dir_all(&b).unwrap();
+    std::fs::write(
+        b.join("broken.json"),
+        "{\"schema\": \"olm.package\", \"name\":",
+    )
+    .unwrap();
+    let file = tmp.path().join("catalogs.yaml");
+    write_config(
+        &file,
+        &[
+            ("alpha", &a, Some(0)),
+            ("beta", &b, Some(0)),
+            ("gamma", &c, None),
+        ],
+    );
+    let server = start(&file).await;
+    let fleet = server.fleet.clone();
+    eventually(WITHIN, "alpha and gamma serve", || {
+        let fleet = fleet.clone();
+        async move {
+            fleet.health("alpha") == Health::Serving && fleet.health("gamma") == Health::Serving
+        }
+    })
+    .await;
+    assert_eq!(fleet.health("beta"), Health::NotServing);
+    assert_eq!(
+        health(&server, "alpha").await,
+        Ok(ServingStatus::Serving as i32)
+    );
+    assert_eq!(
+        health(&server, "beta").await,
+        Ok(ServingStatus::NotServing as i32)
+    );
+    assert_eq!(
+        health(&server, "").await,
+        Ok(ServingStatus::NotServing as i32)
+    );
+    assert_eq!(health(&server, "nothing").await, Err(tonic::Code::NotFound));
+
+    let http = server.http_addr.unwrap();
+    let status = get(http, "/catalogs/beta/status").await;
+    assert_eq!(status.status, 200);
+    let json: serde_json::Value = serde_json::from_slice(&status.body).unwrap();
+    assert_eq!(json["status"]["conditions"][0]["status"], "False", "{json}");
+    let progressing = json["status"]["conditions"][1]["message"].as_str().unwrap();
+    assert!(progressing.contains("broken.json"), "{progressing}");
+    assert_eq!(get(http, "/catalogs/beta/api/v1/all").await.status, 404);
+    assert_eq!(get(http, "/catalogs/gamma/api/v1/all").await.status, 200);
+
+    // alpha answers on its own port throughout beta's fix.
+    let ports = server.ports();
+    let alpha = format!("http://127.0.0.1:{}", ports["alpha"]);
+    let mut client = RegistryClient::connect(alpha).await.unwrap();
+    assert_eq!(
+        package_names(&mut client).await,
+        ["example-dependency", "example-operator"]
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let (calls, failures) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let caller = {
+        let (stop, calls, failures, mut client) = (
+            stop.clone(),
+            calls.clone(),
+            failures.clone(),
+            client.clone(),
+        );
+        tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                let request = fbc_registry::api::ListPackageRequest {};
+                match client.list_packages(request).await {
+                    Ok(_) => calls.fetch_add(1, Ordering::Relaxed),
+                    Err(_) => failures.fetch_add(1, Ordering::Relaxed),
+                };
+            }
+        })
+    };
+    std::fs::remove_file(b.join("broken.json")).unwrap();
+    copy_dir(&example(), &b);
+    eventually(WITHIN, "beta serves once fixed", || {
+        let fleet = fleet.clone();
+        async move { fleet.health("beta") == Health::Serving }
+    })
+    .await;
+    assert_eq!(health(&server, "").await, Ok(ServingStatus::Serving as i32));
+    let json: serde_json::Value =
+        serde_json::from_slice(&get(http, "/catalogs/beta/status").await.body).unwrap();
+    assert_eq!(
+        json["status"]["conditions"][0]["reason"], "Available",
+        "{json}"
+    );
+    assert_eq!(get(http, "/catalogs/beta/api/v1/all").await.status, 200);
+    let beta = format!("http://127.0.0.1:{}", ports["beta"]);
+    let mut beta = RegistryClient::connect(beta).await.unwrap();
+    assert_eq!(
+        package_names(&mut beta).await,
+        ["example-dependency", "example-operator"]
+    );
+    stop.store(true, Ordering::Relaxed);
+    caller.await.unwrap();
+    assert_eq!(failures.load(Ordering::Relaxed), 0);
+    assert!(calls.load(Ordering::Relaxed) > 10, "{calls:?} calls");
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn config_changes_add_and_remove_catalogs_and_leave_the_rest_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("c"),
+    );
+    for dir in [&a, &b, &c] {
+        copy_dir(&example(), dir);
+    }
+    let file = tmp.path().join("catalogs.yaml");
+    write_config(&file, &[("alpha", &a, Some(0)), ("beta", &b, Some(0))]);
+    let server = start(&file).await;
+    let fleet = server.fleet.clone();
+    eventually(WITHIN, "alpha and beta serve", || {
+        let fleet = fleet.clone();
+        async move { fleet.health("") == Health::Serving && fleet.members().len() == 2 }
+    })
+    .await;
+    let alpha_before = fleet.get("alpha").unwrap();
+    let beta_port = server.ports()["beta"];
+    let http = server.http_addr.unwrap();
+
+    write_config(&file, &[("alpha", &a, Some(0)), ("gamma", &c, None)]);
+    eventually(WITHIN, "gamma added, beta removed", || {
+        let fleet = fleet.clone();
+        async move { fleet.get("beta").is_none() && fleet.health("gamma") == Health::Serving }
+    })
+    .await;
+    assert!(
+        Arc::ptr_eq(&alpha_before, &fleet.get("alpha").unwrap()),
+        "alpha was restarted"
+    );
+    assert_eq!(get(http, "/catalogs/beta/api/v1/all").await.status, 404);
+    assert_eq!(get(http, "/catalogs/gamma/api/v1/all").await.status, 200);
+    eventually(WITHIN, "beta's port closes", || async move {
+        tokio::net::TcpStream::connect(("127.0.0.1", beta_port))
+            .await
+            .is_err()
+    })
+    .await;
+
+    // A config that does not read changes nothing.
+    std::fs::write(&file, "catalogs:\n- name: Bad Name\n  source: /x\n").unwrap();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let names: Vec<String> = fleet.members().iter().map(|m| m.name.to_string()).collect();
+    assert_eq!(names, ["alpha", "gamma"]);
+    assert_eq!(health(&server, "").await, Ok(ServingStatus::Serving as i32));
+    server.shutdown().await.unwrap();
+}

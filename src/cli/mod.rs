@@ -8,6 +8,7 @@
 pub(crate) mod args;
 pub(crate) mod graph;
 mod many;
+pub(crate) mod opm;
 pub(crate) mod probe;
 pub(crate) mod resolve;
 pub(crate) mod values;
@@ -24,7 +25,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// Parses `std::env::args` and runs the command; called as `grpc_health_probe`
-/// (a link to this binary), runs [`probe`] with the arguments.
+/// (a link to this binary), runs [`probe`] with the arguments; called as `opm`, answers
+/// `opm serve` and `opm validate` ([`opm`]).
 pub fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args
@@ -37,7 +39,21 @@ pub fn main() -> ExitCode {
             .collect();
         return probe::main(&rest);
     }
-    let cli = Cli::parse_from(args);
+    let cli = match args.first() {
+        Some(argv0) if opm::called_as_opm(argv0) => match opm::answer(&args[1..]) {
+            opm::Answer::Run(cli) if opm::allowed(&cli.command) => *cli,
+            opm::Answer::Run(_) => return ExitCode::FAILURE,
+            opm::Answer::Help(text) => {
+                print!("{text}");
+                return ExitCode::SUCCESS;
+            }
+            opm::Answer::Refused(text) => {
+                eprint!("{text}");
+                return ExitCode::FAILURE;
+            }
+        },
+        _ => Cli::parse_from(args),
+    };
     match cli.command {
         Command::Validate(args) => validate(&args),
         Command::Serve(args) => serve(&args),

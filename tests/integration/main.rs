@@ -16,6 +16,8 @@
 //! - `http_limits`: the HTTP server against hostile clients;
 //! - `metrics`: `/metrics` of the real binary, parsed as Prometheus does, moving with
 //!   calls, answers and reloads;
+//! - `opm`: the binary as `/bin/opm` with OLM's pod command lines, and the cache directories
+//!   that crash-loop `opm serve` (stale, opm's own, unwritable to a random UID) serving;
 //! - `probe`: `fbc-registry probe` / `grpc_health_probe`'s exit codes against live, stopped,
 //!   NOT_SERVING and health-less servers;
 //! - `tls`: TLS and mutual TLS on both listeners, rotation, bad pairs, the probe over TLS;
@@ -40,6 +42,7 @@ mod http_client;
 mod http_limits;
 mod images;
 mod metrics;
+mod opm;
 mod probe;
 mod reload;
 mod resolve_cli;

@@ -34,9 +34,15 @@ pub struct Served {
 /// and metrics listeners with `--http-addr=127.0.0.1:0` and
 /// `--metrics-addr=127.0.0.1:0`; their bound addresses are read back too.
 pub fn serve<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> Served {
-    let mut child = Command::new(BIN)
-        .args(["serve", "-p", "0"])
-        .args(args)
+    let mut command = Command::new(BIN);
+    command.args(["serve", "-p", "0"]).args(args);
+    start(command)
+}
+
+/// Starts `command` (the binary under another name or user, with its own arguments)
+/// as [`serve`] does.
+pub fn start(mut command: Command) -> Served {
+    let mut child = command
         .env_remove("RUST_LOG")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

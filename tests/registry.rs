@@ -3,11 +3,14 @@
 //! test CA — and images pushed by the tests. Through the real binary: `validate` and `serve`
 //! of tag and digest references, credentials, refused images (each naming the image and why),
 //! a digest altered in the registry's storage, platforms, zstd, whiteouts, hostile layers;
-//! the image store across restarts with the registry gone.
+//! the image store across restarts with the registry gone; three catalogs in one process, one
+//! of them an image.
 //!
 //! A custom harness (see `support`): without `docker-registry` on the PATH every test here is
 //! reported ignored, by name, with the reason; under CI (`.ci/run` installs it) they fail.
 
+#[path = "registry/catalogs.rs"]
+mod catalogs;
 #[path = "registry/distribution.rs"]
 mod distribution;
 #[path = "registry/polls.rs"]
@@ -29,6 +32,7 @@ fn main() {
     );
     let mut tests = pulls::TESTS.to_vec();
     tests.extend_from_slice(polls::TESTS);
+    tests.extend_from_slice(catalogs::TESTS);
     let trials = support::trials(&registry, tests);
     libtest_mimic::run(&args, trials).exit();
 }

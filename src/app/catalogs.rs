@@ -115,9 +115,6 @@ pub async fn serve_many(
     let grpc_addr = grpc.as_ref().map(|b| b.addr);
     let http_addr = http.as_ref().map(|b| b.addr);
     let metrics_addr = metrics.as_ref().map(|b| b.addr);
-    if let Some(addr) = grpc_addr {
-        tracing::info!(address = %addr, "serving health for every catalog by name");
-    }
     let http_task = match (http, &config.http) {
         (Some(bound), Some((_, http))) => {
             tracing::info!(address = %bound.addr, "serving catalogd's HTTP API for every catalog");
@@ -183,6 +180,10 @@ pub async fn serve_many(
         }
         result
     });
+    // Last, so a reader of the log that waits for this line has seen every address.
+    if let Some(addr) = grpc_addr {
+        tracing::info!(address = %addr, "serving health for every catalog by name");
+    }
     Ok(ManyHandle {
         grpc_addr,
         http_addr,

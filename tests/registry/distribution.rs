@@ -331,8 +331,9 @@ pub fn catalog_layer(dir: &Path) -> Vec<u8> {
     fbc_image::testing::gzip(&fbc_image::testing::configs_tar(dir))
 }
 
-/// Copies the tree `from` into `to`.
+/// Copies the tree `from` into `to` (made if missing).
 pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read_dir") {
         let path = entry.expect("entry").path();
         let target = to.join(path.file_name().expect("name"));

@@ -60,7 +60,9 @@ pub fn start(mut command: Command) -> Served {
                     addrs.http = Some(addr);
                 } else if line.contains("serving Prometheus metrics") {
                     addrs.metrics = Some(addr);
-                } else if line.contains("serving registry") {
+                } else if line.contains("serving registry")
+                    || line.contains("serving health for every catalog")
+                {
                     addrs.grpc = Some(addr);
                     let _ = tx.send(addrs);
                 }

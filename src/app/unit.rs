@@ -316,8 +316,8 @@ fn unit_config(spec: &CatalogSpec, defaults: &CatalogDefaults) -> (ServeConfig, 
     });
     serve.watch = defaults.watch;
     serve.reload_debounce = defaults.reload_debounce;
-    // One SIGHUP listener per catalog would reload them all at once; SIGHUP reloads
-    // every catalog through the config file's watcher instead (not yet: noted in docs).
+    // Each catalog's reload task listens for SIGHUP: the signal reloads every catalog,
+    // as it reloads the one of `serve DIR`.
     serve.sighup = true;
     (serve, fetch)
 }

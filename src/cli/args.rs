@@ -229,6 +229,18 @@ impl ServeArgs {
         self.dir.as_deref().unwrap_or(std::path::Path::new(""))
     }
 
+    /// The TLS files, when `--tls-cert` and `--tls-key` are given.
+    pub fn tls_files(&self) -> Option<crate::transport::tls::TlsFiles> {
+        match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Some(crate::transport::tls::TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+                client_ca: self.tls_client_ca.clone(),
+            }),
+            _ => None,
+        }
+    }
+
     /// Whether several catalogs are served (--config or --catalog).
     pub fn several(&self) -> bool {
         self.config.is_some() || !self.catalogs.is_empty()
@@ -266,14 +278,7 @@ impl ServeArgs {
             http: self.http_config(fetched)?,
             metrics: self.metrics_addr.clone(),
             metrics_tls: self.metrics_tls,
-            tls: match (&self.tls_cert, &self.tls_key) {
-                (Some(cert), Some(key)) => Some(crate::transport::tls::TlsFiles {
-                    cert: cert.clone(),
-                    key: key.clone(),
-                    client_ca: self.tls_client_ca.clone(),
-                }),
-                _ => None,
-            },
+            tls: self.tls_files(),
             image: fetched.image.clone(),
             poll: self.poll_config(fetched, fetch)?,
         })

@@ -69,14 +69,7 @@ fn many_config(args: &ServeArgs) -> ManyConfig {
         http: args.http_addr.clone().zip(args.http_settings("")),
         metrics: args.metrics_addr.clone(),
         metrics_tls: args.metrics_tls,
-        tls: match (&args.tls_cert, &args.tls_key) {
-            (Some(cert), Some(key)) => Some(crate::transport::tls::TlsFiles {
-                cert: cert.clone(),
-                key: key.clone(),
-                client_ca: args.tls_client_ca.clone(),
-            }),
-            _ => None,
-        },
+        tls: args.tls_files(),
         defaults: CatalogDefaults {
             load: args.limits.load_options(),
             load_timeout: args.limits.load_timeout,

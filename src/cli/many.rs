@@ -38,27 +38,12 @@ pub(super) fn serve(args: &ServeArgs) -> ExitCode {
     if specs.is_empty() {
         tracing::warn!("no catalogs to serve yet; the config file is watched");
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => return fatal(args, &format!("failed to start the async runtime: {e}")),
-    };
-    let result = runtime.block_on(async {
+    super::run_server(args, async {
         let handle = catalogs::serve_many(config, specs)
             .await
             .map_err(|e| e.to_string())?;
         handle.run_until(shutdown_signal()).await
-    });
-    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
-    match result {
-        Ok(()) => {
-            tracing::info!("server stopped");
-            ExitCode::SUCCESS
-        }
-        Err(reason) => fatal(args, &reason),
-    }
+    })
 }
 
 /// The server-wide settings and each catalog's defaults, from `serve`'s flags.

@@ -285,6 +285,20 @@ fn serve(args: &ServeArgs) -> ExitCode {
         tracing::info!("--cache-only: done, exiting");
         return ExitCode::SUCCESS;
     }
+    run_server(args, async {
+        let handle = app::serve(config, loaded)
+            .await
+            .map_err(|e| e.to_string())?;
+        handle.run_until(shutdown_signal()).await
+    })
+}
+
+/// Runs `server` (start, then serve until a signal) on a new runtime; exit 0 when it
+/// stops cleanly, else the reason as a fatal exit.
+fn run_server(
+    args: &ServeArgs,
+    server: impl std::future::Future<Output = Result<(), String>>,
+) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -292,12 +306,7 @@ fn serve(args: &ServeArgs) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fatal(args, &format!("failed to start the async runtime: {e}")),
     };
-    let result = runtime.block_on(async {
-        let handle = app::serve(config, loaded)
-            .await
-            .map_err(|e| e.to_string())?;
-        handle.run_until(shutdown_signal()).await
-    });
+    let result = runtime.block_on(server);
     // Anything still running (a cache write on a hung disk) must not hold the exit.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     match result {

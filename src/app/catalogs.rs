@@ -170,15 +170,7 @@ pub async fn serve_many(
                 Ok(())
             }
         };
-        if let Some(http) = http_task {
-            http.await.map_err(|e| format!("HTTP server failed: {e}"))?;
-        }
-        if let Some(metrics) = metrics_task {
-            metrics
-                .await
-                .map_err(|e| format!("metrics server failed: {e}"))?;
-        }
-        result
+        super::join_listeners(result, http_task, metrics_task).await
     });
     // Last, so a reader of the log that waits for this line has seen every address.
     if let Some(addr) = grpc_addr {

@@ -348,15 +348,7 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
         let services = crate::grpc::Services::Catalog(served);
         let grpc = crate::grpc::serve(listener, services, limits, tls, stop_signal(stopped));
         let result = grpc.await.map_err(|e| format!("server failed: {e}"));
-        if let Some(http) = http_task {
-            http.await.map_err(|e| format!("HTTP server failed: {e}"))?;
-        }
-        if let Some(metrics) = metrics_task {
-            metrics
-                .await
-                .map_err(|e| format!("metrics server failed: {e}"))?;
-        }
-        result
+        join_listeners(result, http_task, metrics_task).await
     });
     Ok(ServerHandle {
         grpc_addr,
@@ -369,6 +361,24 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
         shutdown_delay,
         task,
     })
+}
+
+/// Waits for the HTTP and metrics servers after the gRPC one ended with `grpc`: the first
+/// failure, else `grpc`.
+pub(crate) async fn join_listeners(
+    grpc: Result<(), String>,
+    http: Option<tokio::task::JoinHandle<()>>,
+    metrics: Option<tokio::task::JoinHandle<()>>,
+) -> Result<(), String> {
+    if let Some(http) = http {
+        http.await.map_err(|e| format!("HTTP server failed: {e}"))?;
+    }
+    if let Some(metrics) = metrics {
+        metrics
+            .await
+            .map_err(|e| format!("metrics server failed: {e}"))?;
+    }
+    grpc
 }
 
 /// Aborts a task when dropped.

@@ -5,6 +5,7 @@
 //! | module | question | semantics |
 //! |---|---|---|
 //! | [`successors`] | what may an installed bundle move to? | OLM v1 (operator-controller) |
+//! | [`providers`] | which catalog's bundle would be installed, by priority, and why? | OLM v1 across catalogs |
 //! | [`upgrade_path`] | which bundles will a subscription pass through? | OLM v0 one hop at a time, or v1 |
 //! | [`export`] | what does a package's graph look like (JSON, DOT, Mermaid)? | both, edges by kind |
 //! | [`lint`] | what in a channel will surprise a maintainer? | warnings opm validate does not give |
@@ -17,6 +18,7 @@ pub mod channel_index;
 pub mod export;
 pub mod installed;
 pub mod lint;
+pub mod providers;
 pub mod successors;
 pub mod upgrade_path;
 

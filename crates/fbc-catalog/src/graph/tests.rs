@@ -5,6 +5,7 @@ mod export;
 mod installed;
 mod lint;
 mod property;
+mod providers;
 mod successors;
 mod upgrade_path;
 

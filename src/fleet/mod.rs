@@ -10,9 +10,11 @@
 //!
 //! | module | in → out |
 //! |---|---|
+//! | [`across`] | every loaded catalog → a question across them, on one snapshot each |
 //! | [`config`] | the `--config` file and `--catalog` flags → checked [`config::CatalogSpec`]s |
 //! | [`values`] | durations and sizes as people write them |
 
+pub mod across;
 pub mod config;
 pub mod values;
 

@@ -18,6 +18,7 @@
 //! | [`graphql`] | `POST /graphql` → catalogd's GraphQL answers ([`crate::views::graphql`]) |
 //! | [`browser`] | `/`, `/packages/{name}`, `/assets/…` → the catalog browser's pages |
 //! | [`graph`] | `/graph`, `/successors` → the upgrade graph and OLM v1's successors (ours) |
+//! | [`across`] | `/api/v1/catalogs`, `/api/v1/packages?q=`, `…/{package}/providers` → questions across every catalog (ours) |
 //! | [`content`] | a prepared resource + request → 200/206/304/412/416 with the headers |
 //! | [`conditional`] | request headers + validators → Go's precondition verdict |
 //! | [`range`] | `Range` → byte ranges, multipart bodies |
@@ -28,6 +29,7 @@
 //! | [`errors`] | status + message → Go's `http.Error` answer |
 //! | [`body`] | prepared parts → bounded frames; calls counted, stalls clocked |
 
+pub(crate) mod across;
 pub(crate) mod body;
 pub(crate) mod browser;
 pub(crate) mod canned;

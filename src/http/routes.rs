@@ -6,6 +6,7 @@
 //! Paths no route matches get Go's mux answer (`404 page not found`); routes take
 //! every method and answer 405 themselves, as catalogd's do, so the text matches.
 
+use super::across;
 use super::browser;
 use super::catalogd::{self, ApiState};
 use super::errors::{self, Reply};
@@ -42,11 +43,18 @@ pub(crate) mod paths {
     pub const PACKAGE: &str = "/packages/{package}";
     /// The browser's assets.
     pub const ASSET: &str = "/assets/{file}";
+    /// Every catalog (ours).
+    pub const CATALOGS: &str = "/api/v1/catalogs";
+    /// Packages across catalogs (ours).
+    pub const PACKAGES: &str = "/api/v1/packages";
+    /// Which catalog provides a package (ours).
+    pub const PROVIDERS: &str = "/api/v1/packages/{package}/providers";
     /// The metrics listener's one route.
     pub const METRICS: &str = "/metrics";
     /// All of them.
-    pub const ALL_ROUTES: [&str; 11] = [
-        ALL, METAS, GRAPH, SUCCESSORS, GRAPHQL, STATUS, ICON, HOME, PACKAGE, ASSET, METRICS,
+    pub const ALL_ROUTES: [&str; 14] = [
+        ALL, METAS, GRAPH, SUCCESSORS, GRAPHQL, STATUS, ICON, CATALOGS, PACKAGES, PROVIDERS, HOME,
+        PACKAGE, ASSET, METRICS,
     ];
 }
 
@@ -71,6 +79,9 @@ pub fn router(api: ApiState, browser: bool) -> Router {
         )
         .route(paths::ICON, route(icons::icon))
         .route(paths::STATUS, route(status::status))
+        .route(paths::CATALOGS, route(across::catalogs))
+        .route(paths::PACKAGES, route(across::packages))
+        .route(paths::PROVIDERS, route(across::providers))
         .fallback(|| async { errors::no_route() });
     let router = if browser {
         router

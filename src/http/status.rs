@@ -5,11 +5,10 @@
 //! catalogd's reasons, `resolvedSource`, `urls`, `lastUnpacked`), never cached; 404 for
 //! another catalog's name, 405 for a method other than GET or HEAD.
 
-use super::body::PartsBody;
+use super::across::reply_json;
 use super::catalogd::{ApiState, admit};
 use super::errors::{self, Reply};
-use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, Uri, header};
+use http::{HeaderMap, Method, StatusCode, Uri};
 
 /// `GET|HEAD /catalogs/{name}/status`.
 pub async fn status(state: ApiState, method: Method, uri: Uri, _headers: HeaderMap) -> Reply {
@@ -20,19 +19,5 @@ pub async fn status(state: ApiState, method: Method, uri: Uri, _headers: HeaderM
         },
         Err(reply) => return *reply,
     };
-    let body = Bytes::from(format!("{}\n", member.status.to_json(&member.name)));
-    let length = body.len();
-    let mut reply = Response::new(if method == Method::HEAD {
-        PartsBody::empty()
-    } else {
-        PartsBody::new(vec![body])
-    });
-    let headers = reply.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    reply
+    reply_json(&method, &member.status.to_json(&member.name))
 }

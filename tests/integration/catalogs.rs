@@ -256,3 +256,111 @@ async fn config_changes_add_and_remove_catalogs_and_leave_the_rest_alone() {
     assert_eq!(health(&server, "").await, Ok(ServingStatus::Serving as i32));
     server.shutdown().await.unwrap();
 }
+
+fn json(reply: &crate::http_client::HttpReply) -> serde_json::Value {
+    serde_json::from_slice(&reply.body).expect("a JSON answer")
+}
+
+#[tokio::test]
+async fn catalogs_are_listed_searched_and_chosen_by_priority() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("c"),
+    );
+    for dir in [&a, &b, &c] {
+        copy_dir(&example(), dir);
+    }
+    // gamma carries the dependency only.
+    std::fs::remove_dir_all(c.join("example-operator")).unwrap();
+    let file = tmp.path().join("catalogs.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "catalogs:\n- name: alpha\n  source: {}\n- name: beta\n  source: {}\n  priority: 10\n- name: gamma\n  source: {}\n  priority: 10\n",
+            a.display(),
+            b.display(),
+            c.display()
+        ),
+    )
+    .unwrap();
+    let server = start(&file).await;
+    let fleet = server.fleet.clone();
+    eventually(WITHIN, "every catalog serves", || {
+        let fleet = fleet.clone();
+        async move { fleet.health("") == Health::Serving && fleet.members().len() == 3 }
+    })
+    .await;
+    let http = server.http_addr.unwrap();
+
+    let listed = json(&get(http, "/api/v1/catalogs").await);
+    let names: Vec<&str> = listed["catalogs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["alpha", "beta", "gamma"]);
+    assert_eq!(listed["catalogs"][1]["priority"], 10);
+    assert_eq!(listed["catalogs"][2]["packages"], 1);
+    assert_eq!(listed["catalogs"][0]["serving"], true);
+
+    let found = json(&get(http, "/api/v1/packages?q=example-operator").await);
+    let hits: Vec<(&str, &str)> = found["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["package"].as_str().unwrap(),
+                h["catalog"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        hits,
+        [("example-operator", "beta"), ("example-operator", "alpha")]
+    );
+    assert!(found["packages"][0].get("icon").is_none(), "no icons");
+    assert!(
+        !found["packages"][0]["versions"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+
+    let chosen = json(&get(http, "/api/v1/packages/example-operator/providers").await);
+    assert_eq!(chosen["catalog"], "beta", "{chosen}");
+    assert_eq!(chosen["catalogs"][1]["standing"], "outranked", "{chosen}");
+    assert_eq!(chosen["catalogs"][2]["standing"], "noPackage", "{chosen}");
+    // A tie at the top keeps every offer, so operator-controller's message names
+    // alpha (priority 0) too.
+    let tied = json(&get(http, "/api/v1/packages/example-dependency/providers").await);
+    assert_eq!(
+        tied["message"],
+        "found bundles for package \"example-dependency\" in multiple catalogs with the same priority [alpha beta gamma]"
+    );
+    let none = json(
+        &get(
+            http,
+            "/api/v1/packages/example-operator/providers?version=%3E%3D99",
+        )
+        .await,
+    );
+    assert_eq!(
+        none["message"],
+        "no bundles found for package \"example-operator\" matching version \">=99\""
+    );
+    assert_eq!(get(http, "/api/v1/packages?term=x").await.status, 400);
+    assert_eq!(
+        get(
+            http,
+            "/api/v1/packages/example-operator/providers?version=%3E%3D%3E1"
+        )
+        .await
+        .status,
+        400
+    );
+    server.shutdown().await.unwrap();
+}

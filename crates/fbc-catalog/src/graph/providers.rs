@@ -147,7 +147,7 @@ pub fn providers(
     }
     // Highest priority first; Go's sort.Slice is not stable, but which of equal
     // priorities comes first never changes the answer: a tie at the top is an error.
-    kept.sort_by(|a, b| b.priority.cmp(&a.priority));
+    kept.sort_by_key(|o| std::cmp::Reverse(o.priority));
     let chosen = match kept.as_slice() {
         [only] => Some(only.verdict),
         [first, second, ..] if first.priority != second.priority => Some(first.verdict),

@@ -1,6 +1,6 @@
 //! Compiles the protos without a system `protoc`:
 //!
-//! 1. protox parses `registry.proto` and `fbc/v1/graph.proto` (with the
+//! 1. protox parses `registry.proto`, `fbc/v1/graph.proto` and `fbc/v1/catalogs.proto` (with the
 //!    well-known types they import) into one descriptor set, written to
 //!    `$OUT_DIR/registry_descriptor.bin` for server reflection;
 //! 2. tonic-prost-build generates `api`'s messages and clients (`api.rs`), and
@@ -16,6 +16,7 @@ use tonic_build::manual::{Method, Service};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto/registry.proto");
     println!("cargo:rerun-if-changed=proto/fbc/v1/graph.proto");
+    println!("cargo:rerun-if-changed=proto/fbc/v1/catalogs.proto");
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
     let compile = |files: &[&str]| -> Result<_, Box<dyn std::error::Error>> {
         Ok(protox::Compiler::new(["proto"])?
@@ -23,7 +24,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .open_files(files)?
             .file_descriptor_set())
     };
-    let all = compile(&["registry.proto", "fbc/v1/graph.proto"])?;
+    let all = compile(&[
+        "registry.proto",
+        "fbc/v1/graph.proto",
+        "fbc/v1/catalogs.proto",
+    ])?;
     std::fs::write(
         out_dir.join("registry_descriptor.bin"),
         prost::Message::encode_to_vec(&all),
@@ -36,7 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .build_server(true)
         .build_client(true)
-        .compile_fds(compile(&["fbc/v1/graph.proto"])?)?;
+        .compile_fds(compile(&["fbc/v1/graph.proto", "fbc/v1/catalogs.proto"])?)?;
 
     // The `api` services' stubs, one method per RPC of the descriptor (so the
     // proto is the one list of methods), each replying with pre-encoded chunks.

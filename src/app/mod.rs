@@ -342,10 +342,12 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
             stop_signal(stopped.clone()),
         ))
     });
-    let served = catalog.clone();
+    let services = crate::grpc::Services::Catalog {
+        catalog: catalog.clone(),
+        fleet: fleet.clone(),
+    };
     let task = tokio::spawn(async move {
         let _tls_watcher = tls_watcher;
-        let services = crate::grpc::Services::Catalog(served);
         let grpc = crate::grpc::serve(listener, services, limits, tls, stop_signal(stopped));
         let result = grpc.await.map_err(|e| format!("server failed: {e}"));
         join_listeners(result, http_task, metrics_task).await

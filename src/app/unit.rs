@@ -104,7 +104,10 @@ impl Unit {
             match bind(&Listen::AllInterfaces(port)) {
                 Ok(bound) => {
                     tracing::info!(catalog = %spec.name, address = %bound.addr, "serving the catalog's api.Registry");
-                    let services = crate::grpc::Services::Catalog(catalog.clone());
+                    let services = crate::grpc::Services::Catalog {
+                        catalog: catalog.clone(),
+                        fleet: fleet.clone(),
+                    };
                     let signal = either(port_stopped, server_stopped);
                     let served = crate::grpc::serve(bound.listener, services, limits.clone(), tls, signal);
                     let name = spec.name.clone();

@@ -19,6 +19,7 @@
 //! | [`request`] | request bodies → the same, or a status once a prefix is too large |
 //! | [`registry`] | `api.Registry` / `api.ExperimentalRegistry` calls → pre-encoded replies from the snapshot |
 //! | [`graph`] | `fbc.v1.Graph` calls → answers from the snapshot's tables (shared with the CLI and HTTP) |
+//! | [`catalogs`] | `fbc.v1.Catalogs` calls → questions across every catalog of the fleet |
 //! | [`health`] | `grpc.health.v1` → SERVING / NOT_SERVING |
 //! | [`wire`] | the codec that writes pre-encoded replies as they are |
 //!
@@ -26,6 +27,7 @@
 //! TLS) is [`crate::transport`]'s, shared with the HTTP server.
 
 pub(crate) mod admission;
+pub(crate) mod catalogs;
 pub mod graph;
 pub(crate) mod health;
 pub(crate) mod registry;
@@ -41,6 +43,7 @@ use crate::transport::connections::Connections;
 use crate::transport::limits::{self, TransportLimits};
 use crate::transport::served_io::ServedIo;
 use admission::AdmissionLayer;
+use catalogs::{Catalogs, CatalogsServer};
 use graph::{Graph, GraphServer};
 use health::{Health, HealthServer};
 use registry::{Experimental, ExperimentalRegistryServer, Registry, RegistryServer};
@@ -55,10 +58,16 @@ use tokio_stream::wrappers::ReceiverStream;
 #[derive(Clone, Debug)]
 pub enum Services {
     /// One catalog: `api.Registry`, `api.ExperimentalRegistry`, `fbc.v1.Graph`, health
-    /// and reflection, as `opm serve`'s port (and each catalog's own port).
-    Catalog(Catalog),
+    /// and reflection, as `opm serve`'s port (and each catalog's own port), with
+    /// `fbc.v1.Catalogs` over the whole fleet.
+    Catalog {
+        /// The catalog this port serves.
+        catalog: Catalog,
+        /// Every catalog of the server.
+        fleet: Arc<crate::fleet::Fleet>,
+    },
     /// The server-wide port of a server with several catalogs: health per catalog
-    /// name, and reflection.
+    /// name, `fbc.v1.Catalogs`, and reflection.
     Fleet(Arc<crate::fleet::Fleet>),
 }
 
@@ -72,7 +81,7 @@ pub async fn serve(
     tls: Option<Arc<crate::transport::tls::Tls>>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
-    if let Services::Catalog(catalog) = &services {
+    if let Services::Catalog { catalog, .. } = &services {
         log_limits(catalog, &limits);
     }
     let budget = Arc::new(Budget::new(
@@ -155,8 +164,9 @@ fn routes(services: Services) -> tonic::service::Routes {
     };
     let mut routes = tonic::service::Routes::builder();
     match services {
-        Services::Catalog(catalog) => {
+        Services::Catalog { catalog, fleet } => {
             routes
+                .add_service(CatalogsServer::new(Catalogs::new(fleet)))
                 .add_service(RegistryServer::new(Registry::new(catalog.clone())))
                 .add_service(ExperimentalRegistryServer::new(Experimental::new(
                     catalog.clone(),
@@ -165,7 +175,9 @@ fn routes(services: Services) -> tonic::service::Routes {
                 .add_service(HealthServer::new(Health::new(catalog)));
         }
         Services::Fleet(fleet) => {
-            routes.add_service(HealthServer::new(Health::fleet(fleet)));
+            routes
+                .add_service(CatalogsServer::new(Catalogs::new(fleet.clone())))
+                .add_service(HealthServer::new(Health::fleet(fleet)));
         }
     }
     match (descriptors().build_v1(), descriptors().build_v1alpha()) {

@@ -146,7 +146,9 @@ fn admit(method: &Method, uri: &Uri, keys: &[&str]) -> Result<Query, Refusal> {
 fn text(query: &Query, key: &str) -> Result<String, Refusal> {
     match query.get(key) {
         None => Ok(String::new()),
-        Some(v) => String::from_utf8(v.to_vec()).map_err(|_| Box::new(bad(&format!("{key} is not UTF-8")))),
+        Some(v) => {
+            String::from_utf8(v.to_vec()).map_err(|_| Box::new(bad(&format!("{key} is not UTF-8"))))
+        }
     }
 }
 

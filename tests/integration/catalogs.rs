@@ -6,6 +6,8 @@ use crate::http_client::get;
 use fbc_registry::api::registry_client::RegistryClient;
 use fbc_registry::app::Listen;
 use fbc_registry::app::catalogs::{self, CatalogDefaults, ManyConfig, ManyHandle};
+use fbc_registry::fbc_v1 as pb;
+use fbc_registry::fbc_v1::catalogs_client::CatalogsClient;
 use fbc_registry::fleet::Health;
 use std::path::Path;
 use std::sync::Arc;
@@ -352,6 +354,60 @@ async fn catalogs_are_listed_searched_and_chosen_by_priority() {
         none["message"],
         "no bundles found for package \"example-operator\" matching version \">=99\""
     );
+
+    // The same answers over fbc.v1.Catalogs, on the server-wide port and on a catalog's own.
+    let addr = server.grpc_addr.expect("the server-wide port");
+    let mut client = CatalogsClient::connect(format!("http://{addr}"))
+        .await
+        .unwrap();
+    let listed = client
+        .list_catalogs(pb::ListCatalogsRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    let names: Vec<&str> = listed.catalogs.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["alpha", "beta", "gamma"]);
+    assert!(
+        listed
+            .catalogs
+            .iter()
+            .all(|c| c.serving && c.snapshot.is_some())
+    );
+    let found = client
+        .search_packages(pb::SearchPackagesRequest {
+            query: "example-operator".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let hits: Vec<(&str, &str)> = found
+        .packages
+        .iter()
+        .map(|h| (h.package.as_str(), h.catalog.as_str()))
+        .collect();
+    assert_eq!(
+        hits,
+        [("example-operator", "beta"), ("example-operator", "alpha")]
+    );
+    assert_eq!(found.packages[0].matched, ["name"]);
+    let chosen = client
+        .get_providers(pb::GetProvidersRequest {
+            package: "example-operator".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(chosen.catalog, "beta");
+    assert_eq!(chosen.catalogs[1].standing, "outranked");
+    let bad = client
+        .get_providers(pb::GetProvidersRequest {
+            package: "example-operator".into(),
+            version_range: ">=>1".into(),
+            ..Default::default()
+        })
+        .await;
+    assert_eq!(bad.unwrap_err().code(), tonic::Code::InvalidArgument);
     assert_eq!(get(http, "/api/v1/packages?term=x").await.status, 400);
     assert_eq!(
         get(

@@ -126,7 +126,10 @@ impl TestServer {
         tokio::spawn(async move {
             fbc_registry::grpc::serve(
                 listener,
-                fbc_registry::grpc::Services::Catalog(catalog),
+                fbc_registry::grpc::Services::Catalog {
+                    catalog,
+                    fleet: fbc_registry::fleet::Fleet::new(false),
+                },
                 TransportLimits::default(),
                 None,
                 async {

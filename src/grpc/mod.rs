@@ -166,17 +166,21 @@ fn routes(services: Services) -> tonic::service::Routes {
     match services {
         Services::Catalog { catalog, fleet } => {
             routes
-                .add_service(CatalogsServer::new(Catalogs::new(fleet)))
+                .add_service(CatalogsServer::new(Catalogs::new(fleet.clone())))
                 .add_service(RegistryServer::new(Registry::new(catalog.clone())))
                 .add_service(ExperimentalRegistryServer::new(Experimental::new(
                     catalog.clone(),
                 )))
-                .add_service(GraphServer::new(Graph::new(catalog.clone())))
+                .add_service(GraphServer::new(Graph::new(
+                    Some(catalog.clone()),
+                    fleet.clone(),
+                )))
                 .add_service(HealthServer::new(Health::new(catalog)));
         }
         Services::Fleet(fleet) => {
             routes
                 .add_service(CatalogsServer::new(Catalogs::new(fleet.clone())))
+                .add_service(GraphServer::new(Graph::new(None, fleet.clone())))
                 .add_service(HealthServer::new(Health::fleet(fleet)));
         }
     }

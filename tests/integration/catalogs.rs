@@ -8,6 +8,7 @@ use fbc_registry::app::Listen;
 use fbc_registry::app::catalogs::{self, CatalogDefaults, ManyConfig, ManyHandle};
 use fbc_registry::fbc_v1 as pb;
 use fbc_registry::fbc_v1::catalogs_client::CatalogsClient;
+use fbc_registry::fbc_v1::graph_client::GraphClient;
 use fbc_registry::fleet::Health;
 use std::path::Path;
 use std::sync::Arc;
@@ -408,6 +409,35 @@ async fn catalogs_are_listed_searched_and_chosen_by_priority() {
         })
         .await;
     assert_eq!(bad.unwrap_err().code(), tonic::Code::InvalidArgument);
+    // fbc.v1.Graph on the server-wide port answers for the catalog a request names.
+    let mut graph = GraphClient::connect(format!("http://{addr}"))
+        .await
+        .unwrap();
+    let ask = |catalog: &str| pb::GetSuccessorsRequest {
+        package: "example-operator".into(),
+        catalog: catalog.into(),
+        ..Default::default()
+    };
+    let beta = graph
+        .get_successors(ask("beta"))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!beta.selected.is_empty(), "{beta:?}");
+    assert_eq!(
+        graph.get_successors(ask("gamma")).await.unwrap_err().code(),
+        tonic::Code::NotFound,
+        "gamma lacks the package"
+    );
+    assert_eq!(
+        graph.get_successors(ask("nope")).await.unwrap_err().code(),
+        tonic::Code::NotFound
+    );
+    assert_eq!(
+        graph.get_successors(ask("")).await.unwrap_err().code(),
+        tonic::Code::InvalidArgument,
+        "three catalogs: one must be named"
+    );
     assert_eq!(get(http, "/api/v1/packages?term=x").await.status, 400);
     assert_eq!(
         get(

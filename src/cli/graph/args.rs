@@ -20,6 +20,10 @@ pub struct SourceArgs {
     /// Ask the server at this address instead (host:port, e.g. localhost:50051).
     #[arg(long, value_name = "HOST:PORT", group = "source")]
     pub addr: Option<String>,
+    /// With --addr: the served catalog to ask, by name (a server started with
+    /// --config or --catalog); without it, the catalog of the port called.
+    #[arg(long, value_name = "NAME", requires = "addr")]
+    pub catalog: Option<String>,
     /// Parsing limits, for a directory.
     #[command(flatten)]
     pub limits: LimitArgs,

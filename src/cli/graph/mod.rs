@@ -92,6 +92,7 @@ pub fn range_check(a: &RangeCheckArgs) -> ExitCode {
 /// `successors`.
 pub fn successors(a: &SuccessorsArgs) -> ExitCode {
     let request = pb::GetSuccessorsRequest {
+        catalog: a.source.catalog.clone().unwrap_or_default(),
         package: a.package.clone(),
         installed: (a.installed.is_some() || a.installed_version.is_some()).then(|| {
             pb::InstalledBundle {
@@ -132,6 +133,7 @@ pub fn successors(a: &SuccessorsArgs) -> ExitCode {
 /// `upgrade-path`.
 pub fn upgrade_path(a: &UpgradePathArgs) -> ExitCode {
     let request = pb::GetUpgradePathRequest {
+        catalog: a.source.catalog.clone().unwrap_or_default(),
         package: a.package.clone(),
         channel: a.channel.clone().unwrap_or_default(),
         from: Some(pb::InstalledBundle {
@@ -163,6 +165,7 @@ pub fn upgrade_path(a: &UpgradePathArgs) -> ExitCode {
 /// flowchart, rendered here from the structured graphs (offline or a server's).
 pub fn graph(a: &GraphArgs) -> ExitCode {
     let request = pb::ExportGraphRequest {
+        catalog: a.source.catalog.clone().unwrap_or_default(),
         package: a.package.clone().unwrap_or_default(),
         format: pb::Format::Json as i32,
         snapshot_digest: String::new(),
@@ -187,6 +190,7 @@ pub fn graph(a: &GraphArgs) -> ExitCode {
 /// `lint`.
 pub fn lint(a: &LintArgs) -> ExitCode {
     let request = pb::LintRequest {
+        catalog: a.source.catalog.clone().unwrap_or_default(),
         package: a.package.clone().unwrap_or_default(),
         snapshot_digest: String::new(),
     };

@@ -14,6 +14,7 @@ pub mod answer;
 pub(crate) mod resolve;
 
 use crate::fbc_v1 as pb;
+use crate::fleet::Fleet;
 use crate::snapshot::{Catalog, Snapshot};
 use fbc_catalog::tables::Tables;
 use std::pin::Pin;
@@ -78,18 +79,61 @@ type ExportStream = Pin<Box<dyn Stream<Item = Result<pb::ExportGraphResponse, St
 /// `fbc.v1.Graph` over a catalog.
 #[derive(Clone, Debug)]
 pub struct Graph {
-    catalog: Catalog,
+    /// The catalog of the port; `None` on a server-wide port.
+    catalog: Option<Catalog>,
+    /// Every catalog of the server, for requests that name one.
+    fleet: Arc<Fleet>,
     /// One permit per core for resolutions (SAT solving is CPU-bound).
     solving: Arc<tokio::sync::Semaphore>,
 }
 
 impl Graph {
-    /// The service over `catalog`.
-    pub fn new(catalog: Catalog) -> Self {
+    /// The service over `catalog` (`None`: a server-wide port), and over every
+    /// catalog of `fleet` for requests that name one.
+    pub fn new(catalog: Option<Catalog>, fleet: Arc<Fleet>) -> Self {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         Graph {
             catalog,
+            fleet,
             solving: Arc::new(tokio::sync::Semaphore::new(cores)),
+        }
+    }
+}
+
+impl Graph {
+    /// The catalog a request names (`name`), or the port's own.
+    fn target(&self, name: &str) -> Result<Catalog, Status> {
+        if !name.is_empty() {
+            return self
+                .fleet
+                .get(name)
+                .map(|m| m.catalog.clone())
+                .ok_or_else(|| {
+                    let names: Vec<String> = self
+                        .fleet
+                        .members()
+                        .iter()
+                        .map(|m| m.name.to_string())
+                        .collect();
+                    Status::not_found(format!(
+                        "no catalog {name:?}; this server serves [{}]",
+                        names.join(" ")
+                    ))
+                });
+        }
+        if let Some(own) = &self.catalog {
+            return Ok(own.clone());
+        }
+        match self.fleet.members().as_slice() {
+            [only] => Ok(only.catalog.clone()),
+            several => Err(Status::invalid_argument(format!(
+                "name a catalog (the request's catalog field): this server serves [{}]",
+                several
+                    .iter()
+                    .map(|m| &*m.name)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ))),
         }
     }
 }
@@ -146,7 +190,11 @@ impl pb::graph_server::Graph for Graph {
         request: Request<pb::CheckRangeRequest>,
     ) -> Result<Response<pb::CheckRangeResponse>, Status> {
         let mut reply = answer::check_range(request.get_ref())?;
-        reply.snapshot = self.catalog.load().map(|s| snapshot_info(&s));
+        reply.snapshot = self
+            .catalog
+            .as_ref()
+            .and_then(|c| c.load())
+            .map(|s| snapshot_info(&s));
         Ok(Response::new(reply))
     }
 
@@ -155,7 +203,7 @@ impl pb::graph_server::Graph for Graph {
         request: Request<pb::GetSuccessorsRequest>,
     ) -> Result<Response<pb::GetSuccessorsResponse>, Status> {
         let r = request.into_inner();
-        let snap = snapshot(&self.catalog, &r.snapshot_digest)?;
+        let snap = snapshot(&self.target(&r.catalog)?, &r.snapshot_digest)?;
         let info = snapshot_info(&snap);
         let mut reply = on_tables(snap, move |t| answer::successors(t, &r)).await?;
         reply.snapshot = Some(info);
@@ -167,7 +215,7 @@ impl pb::graph_server::Graph for Graph {
         request: Request<pb::GetUpgradePathRequest>,
     ) -> Result<Response<pb::GetUpgradePathResponse>, Status> {
         let r = request.into_inner();
-        let snap = snapshot(&self.catalog, &r.snapshot_digest)?;
+        let snap = snapshot(&self.target(&r.catalog)?, &r.snapshot_digest)?;
         let info = snapshot_info(&snap);
         let mut reply = on_tables(snap, move |t| answer::upgrade_path(t, &r)).await?;
         reply.snapshot = Some(info);
@@ -182,7 +230,7 @@ impl pb::graph_server::Graph for Graph {
     ) -> Result<Response<Self::ExportGraphStream>, Status> {
         let r = request.into_inner();
         let format = answer::export_format(r.format)?;
-        let snap = snapshot(&self.catalog, &r.snapshot_digest)?;
+        let snap = snapshot(&self.target(&r.catalog)?, &r.snapshot_digest)?;
         let package = r.package;
         let packages =
             on_tables(snap.clone(), move |t| answer::export_packages(t, &package)).await?;
@@ -200,7 +248,7 @@ impl pb::graph_server::Graph for Graph {
         request: Request<pb::LintRequest>,
     ) -> Result<Response<pb::LintResponse>, Status> {
         let r = request.into_inner();
-        let snap = snapshot(&self.catalog, &r.snapshot_digest)?;
+        let snap = snapshot(&self.target(&r.catalog)?, &r.snapshot_digest)?;
         let info = snapshot_info(&snap);
         let mut reply = on_tables(snap, move |t| answer::lint(t, &r)).await?;
         reply.snapshot = Some(info);
@@ -214,7 +262,15 @@ impl pb::graph_server::Graph for Graph {
         let budget = call_timeout(&request).map_or(MAX_RESOLVE_TIME, |t| t.min(MAX_RESOLVE_TIME));
         let deadline = Instant::now() + budget;
         let r = request.into_inner();
-        let snap = snapshot(&self.catalog, &r.snapshot_digest)?;
+        // The catalog the request's CatalogRef names, when the server serves one of
+        // that name; else the port's own.
+        let named = r
+            .catalog
+            .as_ref()
+            .map(|c| c.name.as_str())
+            .filter(|n| self.fleet.get(n).is_some())
+            .unwrap_or_default();
+        let snap = snapshot(&self.target(named)?, &r.snapshot_digest)?;
         let info = snapshot_info(&snap);
         let permit = tokio::time::timeout(budget, self.solving.clone().acquire_owned())
             .await

@@ -55,6 +55,8 @@ pub enum Command {
     Lint(crate::cli::graph::args::LintArgs),
     /// OLM v0 dependency resolution: what OLM would install for these subscriptions.
     Resolve(crate::cli::resolve::ResolveArgs),
+    /// Packages across several catalogs, or which catalog OLM v1 would install one from.
+    Search(crate::cli::search::SearchArgs),
     /// A gRPC health check with grpc_health_probe's flags and exit codes (`-addr=:50051`);
     /// the binary also answers to the name `grpc_health_probe`.
     Probe(ProbeArgs),

@@ -3,7 +3,8 @@
 //! `fbc-registry validate DIR` checks a catalog; `fbc-registry serve DIR` serves
 //! it with the flags of `opm serve` (pflag syntax: `--flag=value`, `--flag value`,
 //! `-p 50051`, bare booleans and `--bool=false` all work). The graph commands
-//! (`range check`, `successors`, `upgrade-path`, `graph`, `lint`) live in [`graph`].
+//! (`range check`, `successors`, `upgrade-path`, `graph`, `lint`) live in [`graph`];
+//! `search` (packages across catalogs) in [`search`].
 
 pub(crate) mod args;
 pub(crate) mod graph;
@@ -11,6 +12,7 @@ mod many;
 pub(crate) mod opm;
 pub(crate) mod probe;
 pub(crate) mod resolve;
+pub(crate) mod search;
 pub(crate) mod values;
 
 pub use args::{Cli, Command, LogFormat, Output, ServeArgs, ValidateArgs};
@@ -63,6 +65,7 @@ pub fn main() -> ExitCode {
         Command::Graph(args) => graph::graph(&args),
         Command::Lint(args) => graph::lint(&args),
         Command::Resolve(args) => resolve::run(&args),
+        Command::Search(args) => search::run(&args),
         Command::Probe(args) => probe::main(&args.args),
     }
 }

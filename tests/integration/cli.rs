@@ -299,3 +299,63 @@ fn log_format_json_writes_one_object_per_line() {
     }
     assert!(loaded["timestamp"].is_string());
 }
+
+#[test]
+fn search_finds_packages_across_catalogs_and_names_the_providing_one() {
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs/example");
+    let low = format!("community={}", example.display());
+    let high = format!("mirror={},priority=7", example.display());
+    let run = |extra: &[&str]| {
+        let out = Command::new(BIN)
+            .args([
+                "search",
+                "--catalog",
+                &low,
+                "--catalog",
+                &high,
+                "-o",
+                "json",
+            ])
+            .args(extra)
+            .output()
+            .expect("runs");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        (out.status.code(), json)
+    };
+    let (code, found) = run(&["operator"]);
+    assert_eq!(code, Some(0));
+    let hits: Vec<(&str, &str)> = found["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["package"].as_str().unwrap(),
+                h["catalog"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        hits,
+        [
+            ("example-operator", "mirror"),
+            ("example-operator", "community")
+        ]
+    );
+    let (code, chosen) = run(&["--package", "example-operator"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(chosen["catalog"], "mirror");
+    let (code, none) = run(&["--package", "example-operator", "--version", ">=99"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        none["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("no bundles found")
+    );
+    let out = Command::new(BIN)
+        .args(["search", "--catalog", &low, "--catalog", &low, "x"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "a name twice is refused");
+}

@@ -204,6 +204,15 @@ fn load(
     limits: &crate::cli::values::LimitArgs,
     strict: bool,
 ) -> Result<Source, AskError> {
+    load_offline(arg, limits, strict).map(|o| Source::Offline(Box::new(o)))
+}
+
+/// [`load`]'s catalog, read here.
+pub(crate) fn load_offline(
+    arg: &std::path::Path,
+    limits: &crate::cli::values::LimitArgs,
+    strict: bool,
+) -> Result<Offline, AskError> {
     let fetched = crate::snapshot::fetch::fetch(arg, &limits.fetch_options(None))?;
     let dir = fetched.dir.as_path();
     let missed = load::timeout_diagnostic(dir, limits.load_timeout);
@@ -225,8 +234,8 @@ fn load(
         eprintln!("warning: {warning}; {why}; --strict refuses it");
     }
     let tables = loaded.tables(dir, options.limits);
-    Ok(Source::Offline(Box::new(Offline {
+    Ok(Offline {
         tables,
         _fetched: fetched,
-    })))
+    })
 }

@@ -249,6 +249,7 @@ fn explain(verdicts: &mut [Verdict], winner_priority: Option<i32>) {
         .filter(|v| v.standing == Standing::Tied)
         .map(|v| v.catalog.clone())
         .collect();
+    let offers = verdicts.iter().filter(|v| v.bundle.is_some()).count();
     for v in verdicts.iter_mut() {
         let offered = format!(
             "offers {} ({} of {} candidate{})",
@@ -258,6 +259,9 @@ fn explain(verdicts: &mut [Verdict], winner_priority: Option<i32>) {
             if v.candidates == 1 { "" } else { "s" }
         );
         v.reason = match v.standing {
+            Standing::Chosen if offers == 1 => {
+                format!("{offered}; chosen: the only catalog offering it")
+            }
             Standing::Chosen => format!("{offered}; chosen: the highest priority ({})", v.priority),
             Standing::Tied => format!(
                 "{offered}; tied at the top with {} — operator-controller refuses to choose",

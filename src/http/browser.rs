@@ -12,6 +12,7 @@ use super::catalogd::{self, ApiState};
 use super::content::{self, Resource};
 use super::errors::{self, Reply};
 use super::goquery::Query;
+use crate::views::browser::html::Site;
 use crate::views::browser::{Browser, assets, home, page};
 use crate::views::catalogd::HttpView;
 use bytes::Bytes;
@@ -28,8 +29,8 @@ pub async fn home(state: ApiState, method: Method, uri: Uri, headers: HeaderMap)
         .get("q")
         .map(|q| String::from_utf8_lossy(q).into_owned())
         .unwrap_or_default();
-    serve(state, method, &uri, headers, move |browser, _, name| {
-        Some(home::render(browser, name, &query))
+    serve(state, method, &uri, headers, move |browser, _, site| {
+        Some(home::render(browser, site, &query))
     })
     .await
 }
@@ -48,12 +49,12 @@ pub async fn package(state: ApiState, method: Method, uri: Uri, headers: HeaderM
         method,
         &uri,
         headers,
-        move |browser, tables, name| {
+        move |browser, tables, site| {
             let index = browser
                 .cards
                 .binary_search_by(|c| c.name.as_str().cmp(&wanted))
                 .ok()?;
-            page::render(tables, &browser.cards[index], name)
+            page::render(tables, &browser.cards[index], site)
         },
     )
     .await
@@ -92,7 +93,9 @@ async fn serve(
     method: Method,
     uri: &Uri,
     headers: HeaderMap,
-    render: impl FnOnce(&Browser, &fbc_catalog::tables::Tables, &str) -> Option<String> + Send + 'static,
+    render: impl FnOnce(&Browser, &fbc_catalog::tables::Tables, &Site<'_>) -> Option<String>
+    + Send
+    + 'static,
 ) -> Reply {
     if method != Method::GET && method != Method::HEAD {
         return errors::method_not_allowed("GET, HEAD");
@@ -117,10 +120,23 @@ async fn serve(
         (_, Err(error)) => return catalogd::view_error(error),
     };
     let name = member.name.clone();
+    let catalogs: Vec<String> = state
+        .fleet
+        .members()
+        .iter()
+        .map(|m| m.name.to_string())
+        .collect();
     let _turn = super::workers::turn().await;
     let rendered = tokio::task::spawn_blocking(move || {
         let tables = snapshot.tables.get().ok()?;
-        render(&browser, tables, &name)
+        render(
+            &browser,
+            tables,
+            &Site {
+                catalog: &name,
+                catalogs: &catalogs,
+            },
+        )
     })
     .await;
     match rendered {

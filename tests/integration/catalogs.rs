@@ -438,6 +438,31 @@ async fn catalogs_are_listed_searched_and_chosen_by_priority() {
         tonic::Code::InvalidArgument,
         "three catalogs: one must be named"
     );
+    // The browser's catalog picker: the highest priority first, any other by name.
+    let home = String::from_utf8(get(http, "/").await.body).unwrap();
+    assert!(
+        home.contains("data-catalog=\"beta\""),
+        "the first by priority, then name"
+    );
+    assert!(
+        home.contains("<a href=\"/?catalog=gamma\">gamma</a>"),
+        "{home}"
+    );
+    let gamma = String::from_utf8(get(http, "/?catalog=gamma").await.body).unwrap();
+    assert!(gamma.contains("aria-current=\"page\">gamma</a>"));
+    assert!(gamma.contains("href=\"/packages/example-dependency?catalog=gamma\""));
+    assert_eq!(
+        get(http, "/packages/example-operator?catalog=gamma")
+            .await
+            .status,
+        404
+    );
+    assert_eq!(
+        get(http, "/packages/example-operator?catalog=alpha")
+            .await
+            .status,
+        200
+    );
     assert_eq!(get(http, "/api/v1/packages?term=x").await.status, 400);
     assert_eq!(
         get(

@@ -6,7 +6,7 @@
 //! same rule ([`super::matches`]). Over [`MAX_CARDS`] packages the page holds
 //! only matching cards and the search goes back to the server.
 
-use super::html::{document, encode, escape};
+use super::html::{Site, document, encode, escape};
 use super::{Browser, Card, matches};
 use std::fmt::Write;
 
@@ -16,7 +16,8 @@ use std::fmt::Write;
 pub const MAX_CARDS: usize = 3_000;
 
 /// The search page for `query`.
-pub fn render(browser: &Browser, catalog: &str, query: &str) -> String {
+pub fn render(browser: &Browser, site: &Site<'_>, query: &str) -> String {
+    let catalog = site.catalog;
     let hits: Vec<bool> = browser
         .cards
         .iter()
@@ -28,7 +29,7 @@ pub fn render(browser: &Browser, catalog: &str, query: &str) -> String {
     let _ = write!(
         main,
         concat!(
-            "<form class=\"search\" method=\"get\" action=\"/\" role=\"search\">",
+            "<form class=\"search\" method=\"get\" action=\"/\" role=\"search\">{keep}",
             "<input id=\"q\" name=\"q\" type=\"search\" value=\"{query}\" autocomplete=\"off\" ",
             "placeholder=\"Search {total} packages by name, provider, keyword or API kind\" ",
             "aria-label=\"Search packages\">",
@@ -36,6 +37,14 @@ pub fn render(browser: &Browser, catalog: &str, query: &str) -> String {
             "<ul id=\"packages\" class=\"cards\"{partial}>\n"
         ),
         query = escape(query),
+        keep = if site.catalogs.len() > 1 {
+            format!(
+                "<input type=\"hidden\" name=\"catalog\" value=\"{}\">",
+                escape(catalog)
+            )
+        } else {
+            String::new()
+        },
         total = total,
         count = count_text(shown, total),
         partial = if total > MAX_CARDS {
@@ -53,7 +62,7 @@ pub fn render(browser: &Browser, catalog: &str, query: &str) -> String {
         if written == MAX_CARDS {
             break;
         }
-        write_card(&mut main, card, catalog, hit);
+        write_card(&mut main, card, site, hit);
         written += 1;
     }
     let _ = write!(
@@ -67,7 +76,7 @@ pub fn render(browser: &Browser, catalog: &str, query: &str) -> String {
             "<p id=\"partial\" class=\"hint\">This catalog has {total} packages; the list holds the first {written} that match. Search to narrow it.</p>"
         );
     }
-    document(&format!("{catalog} · catalog"), catalog, &main)
+    document(&format!("{catalog} · catalog"), site, &main)
 }
 
 /// "12 packages", or "3 of 12 packages" while a search hides some.
@@ -80,7 +89,7 @@ fn count_text(shown: usize, total: usize) -> String {
     }
 }
 
-fn write_card(out: &mut String, card: &Card, catalog: &str, shown: bool) {
+fn write_card(out: &mut String, card: &Card, site: &Site<'_>, shown: bool) {
     let listing = &card.listing;
     let title = if listing.display_name.is_empty() {
         &card.name
@@ -89,11 +98,12 @@ fn write_card(out: &mut String, card: &Card, catalog: &str, shown: bool) {
     };
     let _ = write!(
         out,
-        "<li class=\"card\" data-search=\"{}\"{}><a class=\"title\" href=\"/packages/{}\">{}<span class=\"display\">{}</span><span class=\"name\">{}</span></a>",
+        "<li class=\"card\" data-search=\"{}\"{}><a class=\"title\" href=\"/packages/{}{}\">{}<span class=\"display\">{}</span><span class=\"name\">{}</span></a>",
         escape(&card.search),
         if shown { "" } else { " hidden" },
         encode(&card.name),
-        icon(card, catalog),
+        site.suffix(),
+        icon(card, site.catalog),
         escape(title),
         escape(&card.name),
     );

@@ -56,22 +56,79 @@ pub fn link(text: &str, url: &str) -> String {
 }
 
 /// A whole page: `title`, the catalog's name in the header, and `main`.
-pub fn document(title: &str, catalog: &str, main: &str) -> String {
+/// Which catalog a page shows, among the server's catalogs: with several, every
+/// page offers the others (a picker of plain links, so it works without script)
+/// and its own links keep `?catalog=NAME`.
+#[derive(Clone, Copy, Debug)]
+pub struct Site<'a> {
+    /// The catalog shown.
+    pub catalog: &'a str,
+    /// Every catalog of the server, by name.
+    pub catalogs: &'a [String],
+}
+
+impl<'a> Site<'a> {
+    /// A server of one catalog.
+    #[cfg(test)]
+    pub fn one(catalog: &'a str) -> Site<'a> {
+        Site {
+            catalog,
+            catalogs: &[],
+        }
+    }
+
+    /// `?catalog=NAME` when the server has several catalogs, else nothing.
+    pub fn suffix(&self) -> String {
+        if self.catalogs.len() > 1 {
+            format!("?catalog={}", encode(self.catalog))
+        } else {
+            String::new()
+        }
+    }
+
+    /// The picker, when the server has several catalogs.
+    fn picker(&self) -> String {
+        if self.catalogs.len() < 2 {
+            return String::new();
+        }
+        let mut out = String::from("<nav class=\"catalogs\" aria-label=\"Catalogs\">");
+        for name in self.catalogs {
+            let current = if name == self.catalog {
+                " aria-current=\"page\""
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "<a href=\"/?catalog={}\"{current}>{}</a>",
+                encode(name),
+                escape(name)
+            ));
+        }
+        out.push_str("</nav>\n");
+        out
+    }
+}
+
+/// The page shell around `main`, for `site`'s catalog.
+pub fn document(title: &str, site: &Site<'_>, main: &str) -> String {
     let assets = assets::all();
+    let catalog = site.catalog;
     format!(
         concat!(
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
             "<title>{title}</title><link rel=\"stylesheet\" href=\"{css}\">",
             "<script src=\"{js}\" defer></script></head>\n",
-            "<body data-catalog=\"{catalog}\"><header><a class=\"brand\" href=\"/\">{catalog}</a>",
-            "<span class=\"tagline\">file-based catalog · fbc-registry</span></header>\n",
+            "<body data-catalog=\"{catalog}\"><header><a class=\"brand\" href=\"/{suffix}\">{catalog}</a>",
+            "<span class=\"tagline\">file-based catalog · fbc-registry</span></header>\n{picker}",
             "<main>{main}</main></body></html>\n"
         ),
         title = escape(title),
         css = assets.css.path,
         js = assets.js.path,
         catalog = escape(catalog),
+        suffix = site.suffix(),
+        picker = site.picker(),
         main = main,
     )
 }

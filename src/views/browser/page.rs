@@ -8,7 +8,7 @@
 //! that the page's script answers from the successors route.
 
 use super::home::icon;
-use super::html::{document, encode, escape, link};
+use super::html::{Site, document, encode, escape, link};
 use super::{Card, default_head, markdown, svg};
 use fbc_catalog::graph::export::{self, PackageGraph};
 use fbc_catalog::model::Package;
@@ -16,7 +16,8 @@ use fbc_catalog::tables::Tables;
 use std::fmt::Write;
 
 /// The page of `card`'s package, or `None` when the tables lack it.
-pub fn render(tables: &Tables, card: &Card, catalog: &str) -> Option<String> {
+pub fn render(tables: &Tables, card: &Card, site: &Site<'_>) -> Option<String> {
+    let catalog = site.catalog;
     let (_, package) = tables.package(&card.name)?;
     let graph = export::package_graph(tables, &card.name);
     let mut main = String::with_capacity(64 * 1024);
@@ -56,7 +57,7 @@ pub fn render(tables: &Tables, card: &Card, catalog: &str) -> Option<String> {
     related_images(&mut main, tables, package);
     details(&mut main, card);
     let title = format!("{} · {catalog}", display(card));
-    Some(document(&title, catalog, &main))
+    Some(document(&title, site, &main))
 }
 
 fn display(card: &Card) -> &str {

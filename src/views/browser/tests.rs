@@ -3,6 +3,7 @@
 
 use super::*;
 use fbc_catalog::load::{LoadOptions, load_model};
+use html::Site;
 use std::path::Path;
 
 fn tables() -> Tables {
@@ -75,9 +76,34 @@ fn cards_read_the_default_heads_csv() {
 }
 
 #[test]
+fn with_several_catalogs_every_page_offers_the_others_and_keeps_its_own() {
+    let browser = Browser::build(&tables());
+    let catalogs = ["alpha".to_string(), "b<eta".to_string()];
+    let site = Site {
+        catalog: "b<eta",
+        catalogs: &catalogs,
+    };
+    let home = home::render(&browser, &site, "");
+    assert_inert(&home);
+    assert!(home.contains("<nav class=\"catalogs\""), "{home}");
+    assert!(home.contains("<a href=\"/?catalog=alpha\">alpha</a>"));
+    assert!(home.contains("<a href=\"/?catalog=b%3Ceta\" aria-current=\"page\">b&lt;eta</a>"));
+    assert!(home.contains("<input type=\"hidden\" name=\"catalog\" value=\"b&lt;eta\">"));
+    assert_eq!(
+        home.matches("?catalog=b%3Ceta\">").count(),
+        2 + 1,
+        "cards, brand"
+    );
+    let page = page::render(&tables(), &browser.cards[0], &site).expect("page");
+    assert!(page.contains("<nav class=\"catalogs\""));
+    let one = home::render(&browser, &Site::one("alpha"), "");
+    assert!(!one.contains("<nav class=\"catalogs\"") && !one.contains("?catalog="));
+}
+
+#[test]
 fn the_search_page_hides_what_a_query_does_not_match() {
     let browser = Browser::build(&tables());
-    let all = home::render(&browser, "cat\"alog", "");
+    let all = home::render(&browser, &Site::one("cat\"alog"), "");
     assert_inert(&all);
     assert!(all.contains("data-catalog=\"cat&quot;alog\""));
     assert_eq!(all.matches("<li class=\"card\"").count(), 2);
@@ -86,10 +112,10 @@ fn the_search_page_hides_what_a_query_does_not_match() {
         1,
         "only the no-match note is hidden"
     );
-    let gizmo = home::render(&browser, "catalog", "gizmo \"<");
+    let gizmo = home::render(&browser, &Site::one("catalog"), "gizmo \"<");
     assert!(gizmo.contains("value=\"gizmo &quot;&lt;\""));
     assert!(gizmo.contains("0 of 2 packages"));
-    let widget = home::render(&browser, "catalog", "Gizmo");
+    let widget = home::render(&browser, &Site::one("catalog"), "Gizmo");
     assert!(widget.contains("1 of 2 packages"));
     assert_eq!(
         widget.matches(" hidden>").count(),
@@ -102,7 +128,7 @@ fn the_search_page_hides_what_a_query_does_not_match() {
 fn a_package_page_shows_everything_and_runs_nothing() {
     let tables = tables();
     let browser = Browser::build(&tables);
-    let html = page::render(&tables, &browser.cards[1], "catalog").expect("page");
+    let html = page::render(&tables, &browser.cards[1], &Site::one("catalog")).expect("page");
     assert_inert(&html);
     for shown in [
         "<h1>Widget Operator</h1>",
@@ -131,7 +157,7 @@ fn a_package_page_shows_everything_and_runs_nothing() {
 fn a_package_without_a_csv_falls_back_to_its_description() {
     let tables = tables();
     let browser = Browser::build(&tables);
-    let html = page::render(&tables, &browser.cards[0], "catalog").expect("page");
+    let html = page::render(&tables, &browser.cards[0], &Site::one("catalog")).expect("page");
     assert!(html.contains("<em>Markdown</em>"), "{html}");
     assert!(html.contains("class=\"icon blank\""));
 }
@@ -151,11 +177,11 @@ fn a_huge_catalog_gets_a_bounded_page() {
         })
         .collect();
     let browser = Browser { cards };
-    let all = home::render(&browser, "catalog", "");
+    let all = home::render(&browser, &Site::one("catalog"), "");
     assert_eq!(all.matches("<li class=\"card\"").count(), home::MAX_CARDS);
     assert!(all.contains("data-partial=\"true\""));
     assert!(all.contains(&format!("has {} packages", home::MAX_CARDS + 10)));
-    let odd = home::render(&browser, "catalog", "odd");
+    let odd = home::render(&browser, &Site::one("catalog"), "odd");
     assert_eq!(
         odd.matches("<li class=\"card\"").count(),
         (home::MAX_CARDS + 10) / 2

@@ -60,9 +60,9 @@ fn run(t: &Tables, text: &str, explain: bool) -> (Duration, usize) {
     let r = request::parse(text).expect("request");
     let start = Instant::now();
     let outcome = if explain {
-        resolve_explained(t, &r, &Limits::default()).map(|(o, _)| o)
+        resolve_explained(&[t], &r, &Limits::default()).map(|(o, _)| o)
     } else {
-        resolve(t, &r, &Limits::default())
+        resolve(&[t], &r, &Limits::default())
     }
     .expect("resolves");
     let took = start.elapsed();

@@ -24,7 +24,7 @@ fn answer(case: &Path) -> Value {
     let tables = loaded.tables(&case.join("catalog"), Default::default());
     let text = std::fs::read_to_string(case.join("request.json")).expect("request");
     let req = request::parse(&text).expect("request parses");
-    match resolve::resolve(&tables, &req, &Limits::default()) {
+    match resolve::resolve(&[&tables], &req, &Limits::default()) {
         Ok(Outcome::Resolved(ops)) => json!({ "operators": ops }),
         Ok(Outcome::Unsatisfiable { error, constraints }) => {
             json!({"error": error, "unsat_constraints": constraints})

@@ -1,5 +1,6 @@
-//! `fbc-registry resolve DIR|--addr HOST:PORT --request FILE`: what OLM v0
-//! would install.
+//! `fbc-registry resolve DIR|--addr HOST:PORT|--catalog NAME=DIR… --request FILE`:
+//! what OLM v0 would install, from one catalog or several (the request's
+//! `catalogs`, with their priorities).
 //!
 //! In: a catalog directory (or a server) and a request file (see
 //! `fbc_catalog::resolve::request`; `-` for stdin). Out, on stdout:
@@ -14,12 +15,14 @@ mod explain;
 
 use super::graph::args::{Output, SourceArgs};
 use super::graph::emit;
-use super::graph::source::{AskError, Source};
+use super::graph::source::{AskError, Offline, Source, load_offline};
 use super::values::parse_duration;
 use crate::fbc_v1 as pb;
 use crate::grpc::graph::resolve::request_from_json;
+use fbc_catalog::tables::Tables;
 use serde::Serialize;
 use std::io::Read;
+use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -33,6 +36,11 @@ pub struct ResolveArgs {
     /// The catalog.
     #[command(flatten)]
     pub source: SourceArgs,
+    /// A catalog of the request, read here (repeat the flag): NAME=SOURCE, NAME one of
+    /// the request's catalogs (its first may instead be the positional CATALOG);
+    /// a catalog of the request given no source holds nothing.
+    #[arg(long = "catalog", value_name = "NAME=SOURCE", conflicts_with = "addr")]
+    pub catalogs: Vec<String>,
     /// The request: a JSON file, or `-` for stdin.
     #[arg(long, value_name = "FILE")]
     pub request: PathBuf,
@@ -88,7 +96,12 @@ pub fn run(a: &ResolveArgs) -> ExitCode {
         },
         Err(message) => return error(a.output, &message),
     };
-    let reply = match Source::open(&a.source).and_then(|mut s| s.resolve(request, a.timeout)) {
+    let answered = if a.catalogs.is_empty() {
+        Source::open(&a.source).and_then(|mut s| s.resolve(request, a.timeout))
+    } else {
+        several(a, request)
+    };
+    let reply = match answered {
         Ok(reply) => reply,
         Err(AskError::Invalid(problems)) => {
             problems.iter().for_each(|d| eprintln!("{d}"));
@@ -134,6 +147,46 @@ pub fn run(a: &ResolveArgs) -> ExitCode {
         &text,
     );
     ExitCode::SUCCESS
+}
+
+/// Resolves against the catalogs `--catalog` (and the positional CATALOG, as the
+/// request's first) name, read here.
+fn several(a: &ResolveArgs, request: pb::ResolveRequest) -> Result<pb::ResolveResponse, AskError> {
+    let names = crate::grpc::graph::resolve::catalog_names(&request);
+    let mut given: Vec<(String, Offline)> = Vec::new();
+    if let Some(dir) = &a.source.dir {
+        let first = names.first().cloned().unwrap_or_default();
+        given.push((first, load_offline(dir, &a.source.limits, a.source.strict)?));
+    }
+    for flag in &a.catalogs {
+        let Some((name, source)) = flag.split_once('=') else {
+            return Err(AskError::Status(tonic::Status::invalid_argument(format!(
+                "--catalog {flag}: write NAME=SOURCE"
+            ))));
+        };
+        if !names.iter().any(|n| n == name) || given.iter().any(|(n, _)| n == name) {
+            return Err(AskError::Status(tonic::Status::invalid_argument(format!(
+                "--catalog {flag}: the request's catalogs are [{}], each given once",
+                names.join(" ")
+            ))));
+        }
+        let offline = load_offline(Path::new(source), &a.source.limits, a.source.strict)?;
+        given.push((name.to_string(), offline));
+    }
+    let empty = Tables::empty();
+    let catalogs: Vec<&Tables> = names
+        .iter()
+        .map(|n| {
+            given
+                .iter()
+                .find(|(g, _)| g == n)
+                .map_or(&empty, |(_, o)| &**o)
+        })
+        .collect();
+    let deadline = std::time::Instant::now() + a.timeout;
+    Ok(crate::grpc::graph::resolve::resolve(
+        &catalogs, &request, deadline,
+    )?)
 }
 
 fn operator_json(o: &pb::Operator) -> OperatorJson<'_> {

@@ -143,7 +143,7 @@ async fn the_rpc_names_its_snapshot_and_uses_real_status_codes() {
     let ask = |subscriptions: Vec<pb::Subscription>| pb::ResolveRequest {
         catalog: Some(pb::CatalogRef {
             name: "example".into(),
-            namespace: String::new(),
+            ..Default::default()
         }),
         subscriptions,
         ..Default::default()

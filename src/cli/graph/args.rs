@@ -22,7 +22,7 @@ pub struct SourceArgs {
     pub addr: Option<String>,
     /// With --addr: the served catalog to ask, by name (a server started with
     /// --config or --catalog); without it, the catalog of the port called.
-    #[arg(long, value_name = "NAME", requires = "addr")]
+    #[arg(long = "catalog-name", value_name = "NAME", requires = "addr")]
     pub catalog: Option<String>,
     /// Parsing limits, for a directory.
     #[command(flatten)]

@@ -150,7 +150,7 @@ impl Source {
     ) -> Result<pb::ResolveResponse, AskError> {
         match self {
             Source::Offline(t) => Ok(crate::grpc::graph::resolve::resolve(
-                t,
+                &[&t.tables],
                 &r,
                 std::time::Instant::now() + timeout,
             )?),

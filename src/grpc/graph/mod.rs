@@ -272,14 +272,28 @@ impl pb::graph_server::Graph for Graph {
             .unwrap_or_default();
         let snap = snapshot(&self.target(named)?, &r.snapshot_digest)?;
         let info = snapshot_info(&snap);
+        // The request's other catalogs: those served under their names; the rest hold nothing.
+        let others: Vec<Option<Arc<Snapshot>>> = resolve::catalog_names(&r)
+            .iter()
+            .skip(1)
+            .map(|name| self.fleet.get(name).and_then(|m| m.catalog.load()))
+            .collect();
         let permit = tokio::time::timeout(budget, self.solving.clone().acquire_owned())
             .await
             .map_err(|_| Status::deadline_exceeded("every solver was busy until the deadline"))?
             .map_err(|_| Status::unavailable("the server is stopping"))?;
         let mut reply = on_tables(snap, move |t| {
             let _permit = permit;
+            let empty = Tables::empty();
+            let mut catalogs = vec![t];
+            for other in &others {
+                catalogs.push(match other {
+                    Some(s) => tables(s)?,
+                    None => &empty,
+                });
+            }
             let started = Instant::now();
-            let reply = resolve::resolve(t, &r, deadline);
+            let reply = resolve::resolve(&catalogs, &r, deadline);
             crate::metrics::resolved(started.elapsed());
             reply
         })

@@ -20,11 +20,16 @@ use tonic::Status;
 /// checked on the way.
 pub fn request_from_json(text: &str) -> Result<pb::ResolveRequest, String> {
     let r: Request = request::parse(text).map_err(|e| e.to_string())?;
+    let catalog_pb = |c: &request::CatalogRef| pb::CatalogRef {
+        name: c.name.clone(),
+        namespace: c.namespace.clone(),
+        priority: c.priority,
+    };
     Ok(pb::ResolveRequest {
-        catalog: Some(pb::CatalogRef {
-            name: r.catalog.name,
-            namespace: r.catalog.namespace,
-        }),
+        catalog: Some(catalog_pb(r.catalog())),
+        catalogs: r.catalogs[1..].iter().map(catalog_pb).collect(),
+        namespace: r.namespace,
+        global_namespace: r.global_namespace,
         subscriptions: r
             .subscriptions
             .into_iter()
@@ -34,6 +39,8 @@ pub fn request_from_json(text: &str) -> Result<pb::ResolveRequest, String> {
                 channel: s.channel,
                 starting_csv: s.starting_csv,
                 installed_csv: s.installed_csv,
+                catalog: s.catalog.0,
+                catalog_namespace: s.catalog.1,
             })
             .collect(),
         installed: r
@@ -82,11 +89,16 @@ fn request_of(r: &pb::ResolveRequest) -> Result<Request, Status> {
         .iter()
         .map(|s| {
             json!({"name": s.name, "package": s.package, "channel": s.channel,
-                "startingCSV": s.starting_csv, "installedCSV": s.installed_csv})
+                "startingCSV": s.starting_csv, "installedCSV": s.installed_csv,
+                "catalog": s.catalog, "catalogNamespace": s.catalog_namespace})
         })
         .collect();
+    let catalog_json = |c: &pb::CatalogRef| json!({"name": c.name, "namespace": c.namespace, "priority": c.priority});
     let text = json!({
-        "catalog": {"name": catalog.name, "namespace": catalog.namespace},
+        "catalog": catalog_json(&catalog),
+        "catalogs": r.catalogs.iter().map(catalog_json).collect::<Vec<_>>(),
+        "namespace": r.namespace,
+        "globalNamespace": r.global_namespace,
         "subscriptions": subscriptions,
         "installed": installed,
     })
@@ -94,13 +106,24 @@ fn request_of(r: &pb::ResolveRequest) -> Result<Request, Status> {
     request::parse(&text).map_err(|e| Status::invalid_argument(e.to_string()))
 }
 
-/// Answers `r` from `tables`, giving up at `deadline`.
+/// The names of `r`'s catalogs, in its order: the first, then `catalogs`.
+pub fn catalog_names(r: &pb::ResolveRequest) -> Vec<String> {
+    r.catalog
+        .iter()
+        .chain(&r.catalogs)
+        .map(|c| c.name.clone())
+        .collect()
+}
+
+/// Answers `r` from `catalogs` (the tables of each of its catalogs, in its
+/// order), giving up at `deadline`.
 pub fn resolve(
-    tables: &Tables,
+    catalogs: &[&Tables],
     r: &pb::ResolveRequest,
     deadline: Instant,
 ) -> Result<pb::ResolveResponse, Status> {
     let request = request_of(r)?;
+    let tables = catalogs;
     let limits = Limits {
         deadline: Some(deadline),
         ..Limits::default()

@@ -1,8 +1,9 @@
 //! What the resolver chooses among: one entry per (channel, bundle) of the
 //! catalog, and one per installed CSV, as OLM v0's cache holds them.
 //!
-//! In: the tables and a [`Request`]. Out: [`Entries`]: catalog entries in
-//! (package, channel, entry) order, then the installed CSVs in request order
+//! In: each request catalog's tables and a [`Request`]. Out: [`Entries`]: catalog
+//! entries by catalog (request order; catalogs OLM would not see left out), then
+//! (package, channel, entry), then the installed CSVs in request order
 //! (OLM's virtual catalog `@existing`), each with what the predicates test (its
 //! `olm.gvk`, `olm.package` and `olm.label` properties, tolerant version,
 //! skipRange) and its dependency requirements. A catalog bundle's
@@ -18,14 +19,11 @@ use crate::tables::requirements::{
 use crate::version_range::blang;
 use serde_json::Value;
 
-/// The namespace fbc-registry resolves in, as the reference harness does.
-pub const NAMESPACE: &str = "operators";
-
 /// Where an entry comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Source {
-    /// The served catalog.
-    Catalog,
+    /// A catalog: its index in the request's catalogs.
+    Catalog(usize),
     /// An installed CSV (OLM's virtual `@existing` catalog); `true` when a
     /// subscription's `installedCSV` names it.
     Installed {
@@ -81,11 +79,35 @@ pub struct Entries {
     pub catalog_len: usize,
 }
 
-/// The entries of `tables` and `request` (see the module docs).
-pub fn entries(tables: &Tables, request: &Request) -> Entries {
-    let catalog = format!("{}/{}", request.catalog.name, request.catalog.namespace);
+/// The entries of `catalogs` (one per request catalog, in its order) and
+/// `request` (see the module docs).
+pub fn entries(catalogs: &[&Tables], request: &Request) -> Entries {
     let mut all = Vec::new();
     let mut bundle_properties: Vec<&[Property]> = Vec::new();
+    for (k, tables) in catalogs.iter().enumerate() {
+        if !request.visible(k) {
+            continue;
+        }
+        let c = &request.catalogs[k];
+        let catalog = format!("{}/{}", c.name, c.namespace);
+        catalog_entries(k, &catalog, tables, &mut all, &mut bundle_properties);
+    }
+    let catalog_len = all.len();
+    all.extend(request.installed.iter().map(|csv| installed(csv, request)));
+    if all.iter().any(declares_cel) {
+        fill_cel_properties(&mut all, &bundle_properties, request);
+    }
+    Entries { all, catalog_len }
+}
+
+/// Catalog `k`'s entries (`catalog` is its `name/namespace`), with each bundle's properties.
+fn catalog_entries<'t>(
+    k: usize,
+    catalog: &str,
+    tables: &'t Tables,
+    all: &mut Vec<Entry>,
+    bundle_properties: &mut Vec<&'t [Property]>,
+) {
     for p in tables.packages() {
         for c in &p.channels {
             for e in &c.entries {
@@ -115,7 +137,7 @@ pub fn entries(tables: &Tables, request: &Request) -> Entries {
                         .filter(|r| !r.is_empty())
                         .and_then(|r| blang::parse(r).ok()),
                     version: blang::parse_tolerant(&b.version_text).ok(),
-                    source: Source::Catalog,
+                    source: Source::Catalog(k),
                     gvks: Vec::new(),
                     package_props: Vec::new(),
                     labels: Vec::new(),
@@ -129,12 +151,6 @@ pub fn entries(tables: &Tables, request: &Request) -> Entries {
             }
         }
     }
-    let catalog_len = all.len();
-    all.extend(request.installed.iter().map(|csv| installed(csv, request)));
-    if all.iter().any(declares_cel) {
-        fill_cel_properties(&mut all, &bundle_properties, request);
-    }
-    Entries { all, catalog_len }
 }
 
 fn declares_cel(e: &Entry) -> bool {
@@ -184,7 +200,7 @@ fn installed(csv: &InstalledCsv, request: &Request) -> Entry {
         .iter()
         .map(|p| (p.typ.as_str(), p.value.as_str()));
     let mut entry = Entry {
-        id: format!("@existing/{NAMESPACE}//{}", csv.name),
+        id: format!("@existing/{}//{}", request.namespace, csv.name),
         name: csv.name.clone(),
         package: String::new(),
         channel: String::new(),

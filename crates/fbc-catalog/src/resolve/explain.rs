@@ -108,7 +108,7 @@ impl Ctx<'_> {
     /// A variable in plain words.
     fn describe(&self, v: usize) -> String {
         match self.entry(v) {
-            Some(e) if e.source == Source::Catalog => {
+            Some(e) if matches!(e.source, Source::Catalog(_)) => {
                 format!("{} (package {}, channel {})", e.name, e.package, e.channel)
             }
             Some(e) => format!("the installed {}", e.name),
@@ -257,7 +257,13 @@ impl Ctx<'_> {
         let Some(sub) = self.request.subscriptions.iter().find(|s| s.name == name) else {
             return message.to_owned();
         };
-        let catalog = self.catalog_entries();
+        let k = self.request.catalog_index(&sub.catalog);
+        let catalog: Vec<&Entry> = self
+            .catalog_entries()
+            .into_iter()
+            .filter(|e| Some(&e.source) == k.map(Source::Catalog).as_ref())
+            .collect();
+        let (catalog_name, catalog_namespace) = &sub.catalog;
         let in_package: Vec<&Entry> = catalog
             .iter()
             .copied()
@@ -266,14 +272,14 @@ impl Ctx<'_> {
         if catalog.is_empty() {
             return format!(
                 "Catalog {} in namespace {} has no bundles; check the subscription's source and that the catalog is served",
-                self.request.catalog.name, self.request.catalog.namespace
+                catalog_name, catalog_namespace
             );
         }
         if in_package.is_empty() {
             let packages = catalog.iter().map(|e| e.package.as_str());
             return format!(
                 "Catalog {} has no package {}{}",
-                self.request.catalog.name,
+                catalog_name,
                 sub.package,
                 did_you_mean(&sub.package, packages)
             );
@@ -322,8 +328,8 @@ impl Ctx<'_> {
         }
         let hint = self.pred_of(c).map(|p| self.hint(&p)).unwrap_or_default();
         format!(
-            "{who} needs a bundle {what}, and no bundle in catalog {} qualifies{hint}",
-            self.request.catalog.name
+            "{who} needs a bundle {what}, and no bundle in {} qualifies{hint}",
+            self.catalogs_named()
         )
     }
 
@@ -403,6 +409,21 @@ impl Ctx<'_> {
             None => format!(
                 "Only one bundle of package {id} can be installed, but this would need {} at once: their dependents ask for different versions of {id}; align the version ranges",
                 self.names(ids).replace(" or ", " and ")
+            ),
+        }
+    }
+
+    /// "catalog NAME", or "catalogs A, B" when the request names several.
+    fn catalogs_named(&self) -> String {
+        match self.request.catalogs.as_slice() {
+            [one] => format!("catalog {}", one.name),
+            several => format!(
+                "catalogs {}",
+                several
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }
     }

@@ -2,7 +2,8 @@
 //! install for these subscriptions, next to these installed operators?", and
 //! "why won't this resolve?".
 //!
-//! In: the [`crate::tables::Tables`] of one catalog and a [`request::Request`].
+//! In: the [`crate::tables::Tables`] of each catalog a [`request::Request`] names
+//! (OLM's CatalogSources, with their priorities), and the request.
 //! Out: the operators OLM v0.25 would install, or its `constraints not
 //! satisfiable: …` answer, or the error OLM would stop with.
 //!
@@ -59,13 +60,14 @@ pub enum ResolveError {
     Solve(#[from] solve::SolveError),
 }
 
-/// Resolves `request` against the catalog of `tables` (see the module docs).
+/// Resolves `request` against `catalogs`, the tables of each of the request's
+/// catalogs in its order (see the module docs).
 pub fn resolve(
-    tables: &Tables,
+    catalogs: &[&Tables],
     request: &request::Request,
     limits: &Limits,
 ) -> Result<Outcome, ResolveError> {
-    let entries = entries::entries(tables, request);
+    let entries = entries::entries(catalogs, request);
     let problem = variables::build(&entries, request).map_err(|e| ResolveError::Resolution(e.0))?;
     let solution = solve::solve(&problem, limits)?;
     Ok(outcome_of(&problem, &entries, request, solution))
@@ -75,11 +77,11 @@ pub fn resolve(
 /// or the smallest set of constraints that cannot hold together. Slower: each
 /// rejected candidate's reasons are shrunk with further solves.
 pub fn resolve_explained(
-    tables: &Tables,
+    catalogs: &[&Tables],
     request: &request::Request,
     limits: &Limits,
 ) -> Result<(Outcome, Explanation), ResolveError> {
-    let entries = entries::entries(tables, request);
+    let entries = entries::entries(catalogs, request);
     let problem = variables::build(&entries, request).map_err(|e| ResolveError::Resolution(e.0))?;
     let (solution, trace) = solve::solve_traced(&problem, limits)?;
     let explanation = explain::explain(&problem, &entries, request, &trace);

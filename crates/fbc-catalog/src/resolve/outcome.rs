@@ -61,9 +61,10 @@ pub fn operators(
                 return None;
             };
             let e = &entries.all[e];
-            if e.source != Source::Catalog {
+            let Source::Catalog(k) = e.source else {
                 return None;
-            }
+            };
+            let catalog = &request.catalogs[k];
             let serving: Vec<&str> = subs
                 .iter()
                 .filter(|s| {
@@ -79,8 +80,8 @@ pub fn operators(
                     .replaces
                     .clone()
                     .unwrap_or_else(|| e.replaces.clone()),
-                catalog: request.catalog.name.clone(),
-                catalog_namespace: request.catalog.namespace.clone(),
+                catalog: catalog.name.clone(),
+                catalog_namespace: catalog.namespace.clone(),
                 subscription: (!serving.is_empty()).then(|| serving.join(",")),
             })
         })

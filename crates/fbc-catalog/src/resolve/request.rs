@@ -8,12 +8,19 @@
 //! the field.
 //!
 //! ```json
-//! {"catalog": {"name": "cat", "namespace": "olm"},
+//! {"catalog": {"name": "cat", "namespace": "olm", "priority": 0},
+//!  "catalogs": [{"name": "other", "namespace": "olm", "priority": 10}],
 //!  "subscriptions": [{"name": "a", "package": "a", "channel": "stable",
 //!                     "startingCSV": "", "installedCSV": "a.v1"}],
 //!  "installed": [{"name": "a.v1", "package": "a", "version": "1.0.0",
 //!                 "properties": [{"type": "olm.gvk", "value": {"group": "g", "version": "v1", "kind": "K"}}]}]}
 //! ```
+//!
+//! `catalogs` (optional) names more catalogs, as OLM v0 sees several
+//! CatalogSources; a subscription names its own with `catalog` and
+//! `catalogNamespace` (default: the first catalog). `namespace` is the namespace
+//! resolved in (default `operators`) and `globalNamespace` OLM's global one
+//! (default `olm`): catalogs in any other namespace are not seen.
 //!
 //! Defaults, as OLM and its harness apply them: an empty catalog namespace is
 //! `olm`; an empty subscription name is the package's; an installed version is
@@ -60,14 +67,19 @@ fn field(field: impl Into<String>, message: impl Into<String>) -> RequestError {
     }
 }
 
-/// The catalog the subscriptions name (fbc-registry serves one).
+/// A catalog of the request (a CatalogSource, for OLM).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CatalogRef {
     /// The CatalogSource's name.
     pub name: String,
     /// Its namespace (default `olm`).
     pub namespace: String,
+    /// Its `spec.priority`: dependencies prefer higher.
+    pub priority: i32,
 }
+
+/// Most catalogs one request may name.
+pub const MAX_CATALOGS: usize = 64;
 
 /// One Subscription.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,6 +94,8 @@ pub struct Subscription {
     pub starting_csv: String,
     /// The CSV it has installed; empty for none.
     pub installed_csv: String,
+    /// Its catalog's name and namespace (default: the first catalog's).
+    pub catalog: (String, String),
 }
 
 /// One property of an installed CSV.
@@ -109,18 +123,58 @@ pub struct InstalledCsv {
 /// A checked request (see the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
-    /// The catalog.
-    pub catalog: CatalogRef,
+    /// The catalogs: `catalog`, then `catalogs`, in request order.
+    pub catalogs: Vec<CatalogRef>,
+    /// The namespace resolved in (default `operators`).
+    pub namespace: String,
+    /// OLM's global namespace (default `olm`).
+    pub global_namespace: String,
     /// The subscriptions, in request order.
     pub subscriptions: Vec<Subscription>,
     /// The installed CSVs, in request order.
     pub installed: Vec<InstalledCsv>,
 }
 
+impl Request {
+    /// The first catalog.
+    pub fn catalog(&self) -> &CatalogRef {
+        &self.catalogs[0]
+    }
+
+    /// The index in [`Request::catalogs`] of the catalog `(name, namespace)`, if it is
+    /// one OLM would see (in the resolving or the global namespace).
+    pub fn catalog_index(&self, (name, namespace): &(String, String)) -> Option<usize> {
+        if *namespace != self.namespace && *namespace != self.global_namespace {
+            return None;
+        }
+        self.catalogs
+            .iter()
+            .position(|c| c.name == *name && c.namespace == *namespace)
+    }
+
+    /// Whether OLM would see catalog `k` (it lists CatalogSources of the resolving
+    /// and the global namespace only).
+    pub fn visible(&self, k: usize) -> bool {
+        self.catalogs
+            .get(k)
+            .is_some_and(|c| c.namespace == self.namespace || c.namespace == self.global_namespace)
+    }
+}
+
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, expecting = "a request object")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a request object",
+    rename_all = "camelCase"
+)]
 struct RequestJson {
     catalog: CatalogJson,
+    #[serde(default)]
+    catalogs: Vec<CatalogJson>,
+    #[serde(default)]
+    namespace: String,
+    #[serde(default)]
+    global_namespace: String,
     #[serde(default)]
     subscriptions: Vec<SubscriptionJson>,
     #[serde(default)]
@@ -134,6 +188,8 @@ struct CatalogJson {
     name: String,
     #[serde(default)]
     namespace: String,
+    #[serde(default)]
+    priority: i32,
     #[serde(default, rename = "fbc")]
     _fbc: Option<IgnoredAny>,
 }
@@ -151,6 +207,10 @@ struct SubscriptionJson {
     starting_csv: String,
     #[serde(default, rename = "installedCSV")]
     installed_csv: String,
+    #[serde(default)]
+    catalog: String,
+    #[serde(default)]
+    catalog_namespace: String,
 }
 
 #[derive(Deserialize)]
@@ -185,9 +245,6 @@ pub fn parse(text: &str) -> Result<Request, RequestError> {
             message: text.strip_suffix(&at).unwrap_or(&text).to_owned(),
         }
     })?;
-    if json.catalog.name.is_empty() {
-        return Err(field("catalog.name", "required"));
-    }
     for (name, count) in [
         ("subscriptions", json.subscriptions.len()),
         ("installed", json.installed.len()),
@@ -199,16 +256,50 @@ pub fn parse(text: &str) -> Result<Request, RequestError> {
             ));
         }
     }
-    let namespace = match json.catalog.namespace.as_str() {
-        "" => "olm".to_owned(),
-        ns => ns.to_owned(),
-    };
-    Ok(Request {
-        catalog: CatalogRef {
-            name: json.catalog.name,
+    if json.catalogs.len() + 1 > MAX_CATALOGS {
+        return Err(field(
+            "catalogs",
+            format!(
+                "{} catalogs, more than {MAX_CATALOGS}",
+                json.catalogs.len() + 1
+            ),
+        ));
+    }
+    let mut catalogs: Vec<CatalogRef> = Vec::with_capacity(json.catalogs.len() + 1);
+    for (i, c) in std::iter::once(json.catalog)
+        .chain(json.catalogs)
+        .enumerate()
+    {
+        let at = if i == 0 {
+            "catalog".to_owned()
+        } else {
+            format!("catalogs[{}]", i - 1)
+        };
+        if c.name.is_empty() {
+            return Err(field(format!("{at}.name"), "required"));
+        }
+        let namespace = or_default(c.namespace, "olm");
+        if catalogs
+            .iter()
+            .any(|k| k.name == c.name && k.namespace == namespace)
+        {
+            return Err(field(
+                format!("{at}.name"),
+                format!("{:?} in namespace {namespace:?} is named twice", c.name),
+            ));
+        }
+        catalogs.push(CatalogRef {
+            name: c.name,
             namespace,
-        },
-        subscriptions: subscriptions(json.subscriptions)?,
+            priority: c.priority,
+        });
+    }
+    let first = (catalogs[0].name.clone(), catalogs[0].namespace.clone());
+    Ok(Request {
+        subscriptions: subscriptions(json.subscriptions, &first)?,
+        catalogs,
+        namespace: or_default(json.namespace, "operators"),
+        global_namespace: or_default(json.global_namespace, "olm"),
         installed: json
             .installed
             .into_iter()
@@ -218,7 +309,18 @@ pub fn parse(text: &str) -> Result<Request, RequestError> {
     })
 }
 
-fn subscriptions(subs: Vec<SubscriptionJson>) -> Result<Vec<Subscription>, RequestError> {
+fn or_default(value: String, default: &str) -> String {
+    if value.is_empty() {
+        default.to_owned()
+    } else {
+        value
+    }
+}
+
+fn subscriptions(
+    subs: Vec<SubscriptionJson>,
+    first: &(String, String),
+) -> Result<Vec<Subscription>, RequestError> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut out = Vec::with_capacity(subs.len());
     for (i, s) in subs.into_iter().enumerate() {
@@ -242,6 +344,12 @@ fn subscriptions(subs: Vec<SubscriptionJson>) -> Result<Vec<Subscription>, Reque
             channel: s.channel,
             starting_csv: s.starting_csv,
             installed_csv: s.installed_csv,
+            catalog: match (s.catalog.is_empty(), s.catalog_namespace.is_empty()) {
+                (true, true) => first.clone(),
+                (false, true) => (s.catalog, first.1.clone()),
+                (true, false) => (first.0.clone(), s.catalog_namespace),
+                (false, false) => (s.catalog, s.catalog_namespace),
+            },
         });
     }
     Ok(out)

@@ -36,7 +36,7 @@ pub(super) const fn b(name: &'static str, channel: &'static str, version: &'stat
 fn resolve_json(bundles: &[B], request: &str) -> String {
     let tables = tables_of(bundles);
     let request = parse(request).expect("request");
-    match resolve(&tables, &request, &Limits::default()) {
+    match resolve(&[&tables], &request, &Limits::default()) {
         Ok(Outcome::Resolved(ops)) => serde_json::json!({ "operators": ops }).to_string(),
         Ok(Outcome::Unsatisfiable { error, constraints }) => {
             serde_json::json!({"error": error, "unsat_constraints": constraints}).to_string()
@@ -303,5 +303,120 @@ fn the_not_constraint_falls_back_to_an_older_bundle() {
             op("bar.v1.0.0", "stable", "", None),
             op("baz.v1.0.0", "stable", "", Some("baz"))
         ])
+    );
+}
+
+const PROVIDES_FOO: &[&str] = &["{type: olm.gvk, value: {group: foo.io, version: v1, kind: Foo}}"];
+const REQUIRES_FOO: &[&str] =
+    &["{type: olm.gvk.required, value: {group: foo.io, version: v1, kind: Foo}}"];
+
+/// The operators resolved against `catalogs` (name, namespace, priority, bundles)
+/// for a subscription to `bar` in the first catalog, as (name, catalog) pairs.
+fn across(catalogs: &[(&str, &str, i32, &[B])]) -> Vec<(String, String)> {
+    let tables: Vec<crate::tables::Tables> = catalogs.iter().map(|c| tables_of(c.3)).collect();
+    let refs: Vec<&crate::tables::Tables> = tables.iter().collect();
+    let json = |(name, namespace, priority, _): &(&str, &str, i32, &[B])| serde_json::json!({"name": name, "namespace": namespace, "priority": priority});
+    let request = serde_json::json!({
+        "catalog": json(&catalogs[0]),
+        "catalogs": catalogs[1..].iter().map(json).collect::<Vec<_>>(),
+        "subscriptions": [{"package": "bar", "channel": "stable"}],
+    });
+    let request = parse(&request.to_string()).expect("request");
+    match resolve(&refs, &request, &Limits::default()) {
+        Ok(Outcome::Resolved(ops)) => ops.into_iter().map(|o| (o.name, o.catalog)).collect(),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn pairs(of: &[(&str, &str)]) -> Vec<(String, String)> {
+    of.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[test]
+fn seed_the_dependents_own_catalog_is_preferred_to_a_higher_priority_one() {
+    let a = [
+        B {
+            props: PROVIDES_FOO,
+            ..b("foo.v1", "stable", "1.0.0")
+        },
+        B {
+            props: REQUIRES_FOO,
+            ..b("bar.v1", "stable", "1.0.0")
+        },
+    ];
+    let b_ = [B {
+        props: PROVIDES_FOO,
+        ..b("fooalt.v1", "stable", "1.0.0")
+    }];
+    assert_eq!(
+        across(&[("a", "olm", 0, &a), ("b", "olm", 50, &b_)]),
+        pairs(&[("bar.v1", "a"), ("foo.v1", "a")])
+    );
+}
+
+#[test]
+fn seed_a_higher_priority_catalog_is_preferred() {
+    let a = [B {
+        props: REQUIRES_FOO,
+        ..b("bar.v1", "stable", "1.0.0")
+    }];
+    let b_ = [B {
+        props: PROVIDES_FOO,
+        ..b("foo.v1", "stable", "1.0.0")
+    }];
+    let c = [B {
+        props: PROVIDES_FOO,
+        ..b("fooalt.v1", "stable", "1.0.0")
+    }];
+    assert_eq!(
+        across(&[
+            ("a", "olm", 0, &a),
+            ("b", "olm", 50, &b_),
+            ("c", "olm", 100, &c)
+        ]),
+        pairs(&[("bar.v1", "a"), ("fooalt.v1", "c")])
+    );
+}
+
+#[test]
+fn equal_priorities_prefer_the_resolving_namespace_then_the_name() {
+    let a = [B {
+        props: REQUIRES_FOO,
+        ..b("bar.v1", "stable", "1.0.0")
+    }];
+    let foo = [B {
+        props: PROVIDES_FOO,
+        ..b("foo.v1", "stable", "1.0.0")
+    }];
+    let alt = [B {
+        props: PROVIDES_FOO,
+        ..b("fooalt.v1", "stable", "1.0.0")
+    }];
+    assert_eq!(
+        across(&[
+            ("a", "olm", 0, &a),
+            ("b", "olm", 0, &foo),
+            ("c", "operators", 0, &alt)
+        ]),
+        pairs(&[("bar.v1", "a"), ("fooalt.v1", "c")])
+    );
+    assert_eq!(
+        across(&[
+            ("a", "olm", 0, &a),
+            ("c", "olm", 0, &alt),
+            ("b", "olm", 0, &foo)
+        ]),
+        pairs(&[("bar.v1", "a"), ("foo.v1", "b")])
+    );
+    // A catalog in a namespace OLM does not look in holds nothing.
+    assert_eq!(
+        across(&[
+            ("a", "olm", 0, &a),
+            ("b", "elsewhere", 100, &alt),
+            ("c", "olm", 0, &foo)
+        ]),
+        pairs(&[("bar.v1", "a"), ("foo.v1", "c")])
     );
 }

@@ -95,6 +95,7 @@ fn aggregate(errs: Vec<String>) -> BuildError {
 pub fn build(entries: &Entries, request: &Request) -> Result<Problem, BuildError> {
     let mut b = Builder {
         entries,
+        request,
         vars: Vec::new(),
         by_id: HashMap::new(),
         of_entry: HashMap::new(),
@@ -135,6 +136,7 @@ fn installed_named(entries: &Entries, name: &str) -> Option<usize> {
 
 struct Builder<'a> {
     entries: &'a Entries,
+    request: &'a Request,
     vars: Vec<Variable>,
     by_id: HashMap<String, usize>,
     of_entry: HashMap<usize, usize>,
@@ -207,8 +209,12 @@ impl Builder<'_> {
                     continue;
                 }
             };
+            let own = match self.entry(e).source {
+                Source::Catalog(k) => Some(k),
+                Source::Installed { .. } => None,
+            };
             for d in preds {
-                let sorted = match self.candidates_of(&d) {
+                let sorted = match self.candidates_of(&d, own) {
                     Ok(s) => s,
                     Err(err) => {
                         errs.push(err);
@@ -231,18 +237,19 @@ impl Builder<'_> {
         if errs.is_empty() { Ok(()) } else { Err(errs) }
     }
 
-    /// The entries satisfying `d`, in OLM's preference order. Many bundles
-    /// share a requirement (every version of a package needing one API), and
-    /// with one catalog the order does not depend on who asks, so each
-    /// predicate's answer is computed once.
-    fn candidates_of(&mut self, d: &Pred) -> Result<Vec<usize>, String> {
+    /// The entries satisfying `d`, in OLM's preference order for a dependent
+    /// of catalog `own` (`None`: an installed CSV). Many bundles share a
+    /// requirement (every version of a package needing one API), and the order
+    /// depends only on the dependent's catalog, so each (catalog, predicate)
+    /// answer is computed once.
+    fn candidates_of(&mut self, d: &Pred, own: Option<usize>) -> Result<Vec<usize>, String> {
         // The structure, not OLM's text: `all{a, not{b}}` prints as `a and b`.
-        let key = format!("{d:?}");
+        let key = format!("{own:?} {d:?}");
         if let Some(known) = self.memo.get(&key) {
             return known.clone();
         }
         let entries = self.entries;
-        let answer = self.sort_bundles(&self.preferred(d)).map(|sorted| {
+        let answer = self.sort_bundles(&self.preferred(d), own).map(|sorted| {
             sorted
                 .into_iter()
                 .filter(|&c| d.test(&entries.all[c]))
@@ -273,13 +280,13 @@ impl Builder<'_> {
     /// "first" is its cache's order; here it is the request's).
     fn preferred(&self, d: &Pred) -> Vec<usize> {
         let all = &self.entries.all;
-        let mut channels: HashSet<(&str, &str)> = HashSet::new();
+        let mut channels: HashSet<(usize, &str, &str)> = HashSet::new();
         let mut unreferenced: HashSet<&str> = HashSet::new();
         let mut installed = Vec::new();
         for (i, e) in all.iter().enumerate().filter(|(_, e)| d.test(e)) {
             match e.source {
-                Source::Catalog => {
-                    channels.insert((&e.package, &e.channel));
+                Source::Catalog(k) => {
+                    channels.insert((k, &e.package, &e.channel));
                 }
                 Source::Installed { subscribed: true } => installed.push(i),
                 Source::Installed { subscribed: false } => {
@@ -289,20 +296,29 @@ impl Builder<'_> {
                 }
             }
         }
-        let catalog = (0..self.entries.catalog_len)
-            .filter(|&i| channels.contains(&(all[i].package.as_str(), all[i].channel.as_str())));
+        let catalog = (0..self.entries.catalog_len).filter(|&i| match all[i].source {
+            Source::Catalog(k) => {
+                channels.contains(&(k, all[i].package.as_str(), all[i].channel.as_str()))
+            }
+            Source::Installed { .. } => false,
+        });
         installed.into_iter().chain(catalog).collect()
     }
 
-    /// `sortBundles`: per source (installed, then catalog), channels ordered
-    /// default first, then by package and name; each channel by [`sort_channel`].
-    fn sort_bundles(&self, bundles: &[usize]) -> Result<Vec<usize>, String> {
-        let mut groups: BTreeMap<(bool, bool, &str, &str), Vec<usize>> = BTreeMap::new();
+    /// `sortBundles` after `FindPreferred`: per source — installed CSVs, then
+    /// catalogs in [`Builder::catalog_ranks`]' order — channels ordered default
+    /// first, then by package and name; each channel by [`sort_channel`].
+    fn sort_bundles(&self, bundles: &[usize], own: Option<usize>) -> Result<Vec<usize>, String> {
+        let ranks = self.catalog_ranks(own);
+        let mut groups: BTreeMap<(usize, bool, &str, &str), Vec<usize>> = BTreeMap::new();
         for &i in bundles {
             let e = self.entry(i);
-            let installed = e.source != Source::Catalog;
+            let rank = match e.source {
+                Source::Installed { .. } => 0,
+                Source::Catalog(k) => 1 + ranks[k],
+            };
             groups
-                .entry((!installed, !e.default_channel, &e.package, &e.channel))
+                .entry((rank, !e.default_channel, &e.package, &e.channel))
                 .or_default()
                 .push(i);
         }
@@ -311,6 +327,31 @@ impl Builder<'_> {
             out.extend(self.channel_order(&members, package, channel)?);
         }
         Ok(out)
+    }
+
+    /// Each catalog's place in OLM's `sortableSnapshots` order for a dependent of
+    /// catalog `own`: its own catalog first, then higher priority, then catalogs
+    /// in the resolving namespace, then by name and namespace.
+    fn catalog_ranks(&self, own: Option<usize>) -> Vec<usize> {
+        let catalogs = &self.request.catalogs;
+        let mut order: Vec<usize> = (0..catalogs.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (ca, cb) = (&catalogs[a], &catalogs[b]);
+            (Some(b) == own)
+                .cmp(&(Some(a) == own))
+                .then(cb.priority.cmp(&ca.priority))
+                .then(
+                    (cb.namespace == self.request.namespace)
+                        .cmp(&(ca.namespace == self.request.namespace)),
+                )
+                .then_with(|| ca.name.cmp(&cb.name))
+                .then_with(|| ca.namespace.cmp(&cb.namespace))
+        });
+        let mut ranks = vec![0; catalogs.len()];
+        for (rank, k) in order.into_iter().enumerate() {
+            ranks[k] = rank;
+        }
+        ranks
     }
 
     fn channel_order(

@@ -129,6 +129,11 @@ impl Tables {
         Tables::new(packages, custom, MetaTable::new(metas, files))
     }
 
+    /// A catalog with nothing in it (a catalog a question names but nobody serves).
+    pub fn empty() -> Tables {
+        Tables::new(Vec::new(), Vec::new(), MetaTable::detached(Vec::new()))
+    }
+
     /// The tables of a model built from text in memory: as [`Tables::from_model`],
     /// but the metas' JSON cannot be produced (see [`MetaTable::detached`]).
     pub fn detached(model: Model) -> Tables {

@@ -8,7 +8,7 @@ use super::Explanation;
 fn explain(bundles: &[B], request: &str) -> (Outcome, Explanation) {
     let tables = tables_of(bundles);
     let request = parse(request).expect("request");
-    resolve_explained(&tables, &request, &Limits::default()).expect("resolves")
+    resolve_explained(&[&tables], &request, &Limits::default()).expect("resolves")
 }
 
 const SUB_A: &str =

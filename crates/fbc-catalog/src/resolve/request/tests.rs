@@ -12,10 +12,11 @@ fn a_full_request_reads_with_olms_defaults() {
     )
     .expect("request");
     assert_eq!(
-        r.catalog,
+        *r.catalog(),
         CatalogRef {
             name: "cat".into(),
-            namespace: "olm".into()
+            namespace: "olm".into(),
+            priority: 0,
         }
     );
     assert_eq!(
@@ -48,7 +49,7 @@ fn an_installed_csv_with_its_own_package_property_keeps_it_and_an_empty_version_
                            "properties": [{"type": "olm.package", "value": {"packageName": "b", "version": "2.0.0"}}]}]}"#,
     )
     .expect("request");
-    assert_eq!(r.catalog.namespace, "ns");
+    assert_eq!(r.catalog().namespace, "ns");
     assert_eq!(r.installed[0].version, semver::Version::new(0, 0, 0));
     assert_eq!(r.installed[0].properties.len(), 1);
     assert_eq!(r.installed[0].properties[0].typ, "olm.package");
@@ -59,11 +60,11 @@ fn unknown_fields_and_bad_values_are_named() {
     for (text, want) in [
         (
             r#"{"catalog": {"name": "c"}, "subscriptions": [{"package": "a", "startingCsv": "x"}]}"#,
-            "request, line 1 column 75: unknown field `startingCsv`, expected one of `name`, `package`, `channel`, `startingCSV`, `installedCSV`",
+            "request, line 1 column 75: unknown field `startingCsv`, expected one of `name`, `package`, `channel`, `startingCSV`, `installedCSV`, `catalog`, `catalogNamespace`",
         ),
         (
             r#"{"catalog": {"name": "c", "entries": []}}"#,
-            "request, line 1 column 35: unknown field `entries`, expected one of `name`, `namespace`, `fbc`",
+            "request, line 1 column 35: unknown field `entries`, expected one of `name`, `namespace`, `priority`, `fbc`",
         ),
         (r#"{"catalog": {}}"#, "request field catalog.name: required"),
         (

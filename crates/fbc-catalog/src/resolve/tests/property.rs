@@ -94,9 +94,9 @@ proptest! {
             subs.iter().map(|s| json!({"package": format!("p{s}"), "channel": "stable"})).collect::<Vec<_>>()});
         let request = parse(&request.to_string()).expect("request");
         let limits = Limits::default();
-        let first = resolve(&tables, &request, &limits).expect("resolves");
-        prop_assert_eq!(&first, &resolve(&tables, &request, &limits).expect("resolves"));
-        let (explained, why) = resolve_explained(&tables, &request, &limits).expect("resolves");
+        let first = resolve(&[&tables], &request, &limits).expect("resolves");
+        prop_assert_eq!(&first, &resolve(&[&tables], &request, &limits).expect("resolves"));
+        let (explained, why) = resolve_explained(&[&tables], &request, &limits).expect("resolves");
         prop_assert_eq!(&first, &explained);
         match first {
             Outcome::Resolved(ops) => {

@@ -18,8 +18,8 @@ impl Builder<'_> {
         let exists = format!("subscription {} exists", sub.name);
         let starting =
             (current.is_none() && !sub.starting_csv.is_empty()).then_some(&sub.starting_csv);
-        let counts = self.count(sub, starting);
-        if let Some(reason) = invalid_reason(sub, request, &counts) {
+        let counts = self.count(sub, starting, request.catalog_index(&sub.catalog));
+        if let Some(reason) = invalid_reason(sub, &counts) {
             let v = self.var(id, Kind::Subscription);
             self.add(v, Con::Mandatory, Some(exists));
             self.add(v, Con::Prohibited, Some(reason));
@@ -62,10 +62,13 @@ impl Builder<'_> {
 
     /// OLM's nested counts: catalog entries, of the package, of the channel,
     /// with the starting CSV's name; and the entries passing all four.
-    fn count(&self, sub: &Subscription, starting: Option<&String>) -> Counts {
+    fn count(&self, sub: &Subscription, starting: Option<&String>, k: Option<usize>) -> Counts {
         let mut counts = Counts::default();
         for i in 0..self.entries.catalog_len {
             let e = self.entry(i);
+            if Some(&e.source) != k.map(Source::Catalog).as_ref() {
+                continue;
+            }
             counts.all += 1;
             if !Pred::Package(sub.package.clone()).test(e) {
                 continue;
@@ -204,12 +207,12 @@ struct Counts {
 }
 
 /// OLM's reason a subscription has no candidates at all, if it has none.
-fn invalid_reason(sub: &Subscription, request: &Request, c: &Counts) -> Option<String> {
+fn invalid_reason(sub: &Subscription, c: &Counts) -> Option<String> {
     let name = &sub.name;
     if c.all == 0 {
         return Some(format!(
             "no operators found from catalog {} in namespace {} referenced by subscription {name}",
-            request.catalog.name, request.catalog.namespace
+            sub.catalog.0, sub.catalog.1
         ));
     }
     if c.package == 0 {

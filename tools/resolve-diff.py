@@ -25,6 +25,19 @@ sets, so that map-order variants do not bloat the corpus)
 (`catalog/catalog.json`), the request in fbc-registry's format (`request.json`,
 catalog = {name, namespace}) and the oracle's answer (`expected.json`: the list
 of accepted answers, `startingCSV` dropped), whatever ours answers.
+
+A CASE with `catalogs` (several catalogs, as `tools/resolve-gen.py --catalogs`
+writes) has every catalog (`catalog`, then each of `catalogs`; names must be
+unique) written as a file-based catalog, recorded as
+`catalogs/<catalog name>/catalog.json`; its `request.json` keeps each catalog as
+{name, namespace, priority} (`catalog` and `catalogs`, entries dropped) and
+everything else as the case has it (namespace, globalNamespace, subscriptions
+with their catalog and catalogNamespace, installed, failForward). Ours is run as
+`fbc-registry resolve --catalog NAME=DIR [--catalog NAME=DIR ...] --request
+request.json -o json`, the catalogs in request order. When ours exits non-zero
+without JSON on stdout (an fbc-registry without that option, or a missing
+FBC_REGISTRY_BIN) the case is reported `DIFF ... (ours failed, exit N)`; it is
+recorded all the same.
 """
 import json
 import re
@@ -64,7 +77,10 @@ def write_fbc(entries, root):
 
 
 def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True)
+    except OSError as e:  # no such binary: reported as that side's failure
+        return 127, "", f"{cmd[0]}: {e}"
     return p.returncode, p.stdout, p.stderr
 
 
@@ -95,15 +111,50 @@ def loose(answer):
 
 
 def record(root, case, fbc, request, variants):
+    """`fbc` is the one catalog's folder, or for a multi-catalog case a list of
+    (catalog name, folder)."""
     out = os.path.join(root, os.path.splitext(os.path.basename(case))[0])
     shutil.rmtree(out, ignore_errors=True)
-    os.makedirs(os.path.join(out, "catalog"))
-    shutil.copy(os.path.join(fbc, "catalog.json"), os.path.join(out, "catalog", "catalog.json"))
+    if isinstance(fbc, list):
+        for name, d in fbc:
+            os.makedirs(os.path.join(out, "catalogs", name))
+            shutil.copy(os.path.join(d, "catalog.json"), os.path.join(out, "catalogs", name, "catalog.json"))
+    else:
+        os.makedirs(os.path.join(out, "catalog"))
+        shutil.copy(os.path.join(fbc, "catalog.json"), os.path.join(out, "catalog", "catalog.json"))
     with open(os.path.join(out, "request.json"), "w") as f:
         json.dump(request, f, indent=1)
         f.write("\n")
     with open(os.path.join(out, "expected.json"), "w") as f:
         f.write("[\n" + ",\n".join(json.dumps(v) for v in variants) + "\n]\n")
+
+
+CATALOG_REF = ("name", "namespace", "priority")
+
+
+def prepare_multi(spec, tmp):
+    """A case with `catalogs`: each catalog (`catalog` first, then `catalogs`)
+    written as a file-based catalog to tmp/catalogs/NAME/. Returns the list of
+    (name, folder), fbc-registry's request (every catalog as {name, namespace,
+    priority}: the entries dropped) and the oracle's (the same with `fbc`)."""
+    cats = ([spec["catalog"]] if spec.get("catalog") else []) + spec["catalogs"]
+    names = [c["name"] for c in cats]
+    if len(set(names)) != len(names):
+        raise SystemExit(f"catalog names are not unique: {names}")
+    folders = []
+    for c in cats:
+        d = os.path.join(tmp, "catalogs", c["name"])
+        os.makedirs(d)
+        write_fbc(c.get("entries", []), d)
+        folders.append((c["name"], d))
+    refs = [{k: v for k, v in c.items() if k in CATALOG_REF} for c in cats]
+    ours_req, oracle_req = dict(spec), dict(spec)
+    if spec.get("catalog"):
+        ours_req["catalog"], oracle_req["catalog"] = refs[0], dict(refs[0], fbc=folders[0][1])
+    n = len(cats) - len(spec["catalogs"])
+    ours_req["catalogs"] = refs[n:]
+    oracle_req["catalogs"] = [dict(r, fbc=d) for r, (_, d) in zip(refs[n:], folders[n:])]
+    return folders, ours_req, oracle_req
 
 
 def main():
@@ -118,12 +169,15 @@ def main():
         with open(case) as f:
             spec = json.load(f)
         with tempfile.TemporaryDirectory() as tmp:
-            fbc = os.path.join(tmp, "catalog")
-            os.mkdir(fbc)
-            write_fbc(spec["catalog"].get("entries", []), fbc)
-            catalog = {k: v for k, v in spec["catalog"].items() if k in ("name", "namespace")}
-            ours_req = dict(spec, catalog=catalog)
-            oracle_req = dict(spec, catalog=dict(catalog, fbc=fbc))
+            if spec.get("catalogs"):
+                fbc, ours_req, oracle_req = prepare_multi(spec, tmp)
+            else:
+                fbc = os.path.join(tmp, "catalog")
+                os.mkdir(fbc)
+                write_fbc(spec["catalog"].get("entries", []), fbc)
+                catalog = {k: v for k, v in spec["catalog"].items() if k in ("name", "namespace")}
+                ours_req = dict(spec, catalog=catalog)
+                oracle_req = dict(spec, catalog=dict(catalog, fbc=fbc))
             for path, req in (("ours.json", ours_req), ("oracle.json", oracle_req)):
                 with open(os.path.join(tmp, path), "w") as f:
                     json.dump(req, f)
@@ -143,18 +197,25 @@ def main():
                         seen.append(loose(v))
                         kept.append(v)
                 record(record_dir, case, fbc, ours_req, kept)
-            _, out, err = run([BIN, "resolve", fbc, "--request", os.path.join(tmp, "ours.json"), "-o", "json"])
+            if isinstance(fbc, list):
+                where = [a for name, d in fbc for a in ("--catalog", f"{name}={d}")]
+            else:
+                where = [fbc]
+            code, out, err = run([BIN, "resolve", *where, "--request", os.path.join(tmp, "ours.json"), "-o", "json"])
+            crashed = None
             try:
                 ours = json.loads(out)
             except ValueError:
                 ours = {"error": err.strip()}
+                if code != 0:
+                    crashed = f"ours failed, exit {code}"
             if ours in variants:
                 print(f"same {case}")
             elif loose(ours) in [loose(v) for v in variants]:
                 print(f"same {case} (up to OLM's map order in at-most-one messages)")
             else:
                 failed += 1
-                print(f"DIFF {case}\n  ours:   {json.dumps(ours)}\n  oracle: "
+                print(f"DIFF {case}" + (f" ({crashed})" if crashed else "") + f"\n  ours:   {json.dumps(ours)}\n  oracle: "
                       + "\n          ".join(json.dumps(v) for v in variants))
     sys.exit(1 if failed else 0)
 

@@ -36,10 +36,10 @@ pub struct ResolveArgs {
     /// The catalog.
     #[command(flatten)]
     pub source: SourceArgs,
-    /// A catalog of the request, read here (repeat the flag): NAME=SOURCE, NAME one of
-    /// the request's catalogs (its first may instead be the positional CATALOG);
-    /// a catalog of the request given no source holds nothing.
-    #[arg(long = "catalog", value_name = "NAME=SOURCE", conflicts_with = "addr")]
+    /// Instead of CATALOG: a catalog of the request, read here (repeat the flag):
+    /// NAME=SOURCE, NAME one of the request's catalogs; a catalog of the request
+    /// given no source holds nothing.
+    #[arg(long = "catalog", value_name = "NAME=SOURCE", group = "source")]
     pub catalogs: Vec<String>,
     /// The request: a JSON file, or `-` for stdin.
     #[arg(long, value_name = "FILE")]
@@ -149,15 +149,10 @@ pub fn run(a: &ResolveArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Resolves against the catalogs `--catalog` (and the positional CATALOG, as the
-/// request's first) name, read here.
+/// Resolves against the catalogs `--catalog` names, read here.
 fn several(a: &ResolveArgs, request: pb::ResolveRequest) -> Result<pb::ResolveResponse, AskError> {
     let names = crate::grpc::graph::resolve::catalog_names(&request);
     let mut given: Vec<(String, Offline)> = Vec::new();
-    if let Some(dir) = &a.source.dir {
-        let first = names.first().cloned().unwrap_or_default();
-        given.push((first, load_offline(dir, &a.source.limits, a.source.strict)?));
-    }
     for flag in &a.catalogs {
         let Some((name, source)) = flag.split_once('=') else {
             return Err(AskError::Status(tonic::Status::invalid_argument(format!(

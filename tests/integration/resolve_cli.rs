@@ -247,3 +247,34 @@ fn explain_says_why_each_operator_was_chosen() {
     );
     assert_eq!(choices[1]["rank"], 1);
 }
+
+#[test]
+fn several_catalogs_are_given_by_name_and_answer_as_olm_did() {
+    let case = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/resolve-multi/multi-1-000");
+    let mut command = std::process::Command::new(crate::harness::process::BIN);
+    command.args(["resolve", "-o", "json", "--request"]);
+    command.arg(case.join("request.json"));
+    for name in ["summit", "harbor", "west"] {
+        command.arg("--catalog").arg(format!(
+            "{name}={}",
+            case.join("catalogs").join(name).display()
+        ));
+    }
+    let out = command.output().expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let expected: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(case.join("expected.json")).unwrap())
+            .unwrap();
+    assert!(expected.contains(&ours), "{ours}");
+    assert_eq!(
+        ours["operators"][1]["catalog"], "harbor",
+        "priority 5 over 0"
+    );
+}

@@ -215,6 +215,7 @@ async fn reflection_lists_every_service() {
         [
             "api.ExperimentalRegistry",
             "api.Registry",
+            "fbc.v1.Catalogs",
             "fbc.v1.Graph",
             "grpc.health.v1.Health",
             "grpc.reflection.v1.ServerReflection",
@@ -244,7 +245,7 @@ async fn reflection_v1alpha_lists_every_service_too() {
     let Some(MessageResponse::ListServicesResponse(list)) = resp.message_response else {
         panic!("unexpected {resp:?}")
     };
-    assert_eq!(list.service.len(), 6, "{:?}", list.service);
+    assert_eq!(list.service.len(), 7, "{:?}", list.service);
 }
 
 #[tokio::test]

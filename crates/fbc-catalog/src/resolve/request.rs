@@ -94,7 +94,7 @@ pub struct Subscription {
     pub starting_csv: String,
     /// The CSV it has installed; empty for none.
     pub installed_csv: String,
-    /// Its catalog's name and namespace (default: the first catalog's).
+    /// Its catalog's name and namespace (default, when neither is given: the first catalog's).
     pub catalog: (String, String),
 }
 
@@ -346,7 +346,8 @@ fn subscriptions(
             installed_csv: s.installed_csv,
             catalog: match (s.catalog.is_empty(), s.catalog_namespace.is_empty()) {
                 (true, true) => first.clone(),
-                (false, true) => (s.catalog, first.1.clone()),
+                // As in OLM, a source with no namespace names no catalog.
+                (false, true) => (s.catalog, String::new()),
                 (true, false) => (first.0.clone(), s.catalog_namespace),
                 (false, false) => (s.catalog, s.catalog_namespace),
             },

@@ -18,7 +18,7 @@
 //! restarted; the others are not touched. A file that does not read keeps the
 //! catalogs served as they are.
 
-pub use super::unit::CatalogDefaults;
+pub use super::unit::{CatalogDefaults, build_caches};
 use super::{AbortOnDrop, Listen, StartError, bind};
 use crate::fleet::Fleet;
 use crate::fleet::config::{self, CatalogSpec, ConfigError};

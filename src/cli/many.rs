@@ -2,7 +2,9 @@
 //!
 //! In: `serve`'s flags. Out: [`crate::app::catalogs`] running until SIGTERM; exit 1 only
 //! when the flags or the config file cannot be used or a server-wide listener cannot be
-//! bound — a catalog that does not load is reported and retried, never fatal.
+//! bound — a catalog that does not load is reported and retried, never fatal. With
+//! `--cache-only`, every catalog is loaded once and its cache written, then exit (1 if
+//! any catalog failed).
 
 use super::{ServeArgs, fatal, shutdown_signal};
 use crate::app::Listen;
@@ -12,12 +14,6 @@ use std::process::ExitCode;
 
 /// Serves every catalog the flags and the config file name.
 pub(super) fn serve(args: &ServeArgs) -> ExitCode {
-    if args.cache_only {
-        return fatal(
-            args,
-            "--cache-only builds one catalog's cache; run it once per catalog",
-        );
-    }
     if args.catalog_name.is_some() {
         return fatal(
             args,
@@ -37,6 +33,14 @@ pub(super) fn serve(args: &ServeArgs) -> ExitCode {
     };
     if specs.is_empty() {
         tracing::warn!("no catalogs to serve yet; the config file is watched");
+    }
+    if args.cache_only {
+        // Loads every catalog, writes each cache, and exits: 1 if any failed.
+        return super::run_server(args, async {
+            catalogs::build_caches(&specs, &config.defaults).await?;
+            tracing::info!("--cache-only: done, exiting");
+            Ok(())
+        });
     }
     super::run_server(args, async {
         let handle = catalogs::serve_many(config, specs)

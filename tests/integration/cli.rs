@@ -359,3 +359,38 @@ fn search_finds_packages_across_catalogs_and_names_the_providing_one() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(1), "a name twice is refused");
 }
+
+#[test]
+fn cache_only_with_several_catalogs_writes_each_cache_and_fails_if_one_fails() {
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("catalogs/example");
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let run = |second: &str| {
+        Command::new(BIN)
+            .args(["serve", "--cache-only", "--cache-dir"])
+            .arg(&cache)
+            .arg("--catalog")
+            .arg(format!("a={}", example.display()))
+            .arg("--catalog")
+            .arg(format!("b={second}"))
+            .output()
+            .expect("runs")
+    };
+    let out = run(&example.display().to_string());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in ["a", "b"] {
+        let dir = cache.join("catalogs").join(name);
+        assert!(
+            std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0) > 0,
+            "{dir:?} is empty"
+        );
+    }
+    let out = run("/nonexistent/catalog");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("catalog \"b\""));
+}

@@ -51,6 +51,10 @@ fn main() {
                 community_v4_20_what_next_from_a_version_lists_its_upgrades,
             ),
             (
+                "search_and_priority_across_the_two_community_catalogs",
+                search_and_priority_across_the_two_community_catalogs,
+            ),
+            (
                 "community_v4_16_answers_every_rpc",
                 community_v4_16_answers_every_rpc,
             ),
@@ -455,4 +459,76 @@ fn graphql_answers_are_catalogds_for_shared_catalogs(root: PathBuf) -> Result<()
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     })
+}
+
+/// `fbc-registry search` over community-v4.16 and community-v4.20 (priority 10): the
+/// packages they share are found in both, the higher priority first, and OLM v1's choice
+/// is v4.20's unless only its offer is deprecated; at equal priority it is the tie error.
+fn search_and_priority_across_the_two_community_catalogs(root: PathBuf) -> Result<(), Failed> {
+    let names = |dir: &str| -> Result<std::collections::BTreeSet<String>, Failed> {
+        let path = root.join(dir);
+        let loaded = fbc_catalog::load::load_model(&path, &Default::default())
+            .map_err(|e| format!("{dir}: {e:?}"))?;
+        let tables = loaded.tables(&path, Default::default());
+        Ok(tables.packages().iter().map(|p| p.name.clone()).collect())
+    };
+    let shared: Vec<String> = names("community-v4.16")?
+        .intersection(&names("community-v4.20")?)
+        .cloned()
+        .collect();
+    let package = shared.first().ok_or("the two catalogs share no package")?;
+    let run = |priority: i32, extra: &[&str]| -> Result<serde_json::Value, Failed> {
+        let out = std::process::Command::new(harness::process::BIN)
+            .args(["search", "-o", "json", "--catalog"])
+            .arg(format!("v416={}", root.join("community-v4.16").display()))
+            .arg("--catalog")
+            .arg(format!(
+                "v420={},priority={priority}",
+                root.join("community-v4.20").display()
+            ))
+            .args(extra)
+            .output()
+            .map_err(|e| e.to_string())?;
+        Ok(serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?)
+    };
+    let found = run(10, &[package.as_str()])?;
+    let first_two: Vec<(&str, &str)> = found["packages"]
+        .as_array()
+        .ok_or("no packages")?
+        .iter()
+        .take(2)
+        .map(|h| {
+            (
+                h["package"].as_str().unwrap_or_default(),
+                h["catalog"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    if first_two != [(package.as_str(), "v420"), (package.as_str(), "v416")] {
+        return Err(format!("{package}: {first_two:?}").into());
+    }
+    let chosen = run(10, &["--package", package])?;
+    let deprecated = |catalog: &str| {
+        chosen["catalogs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|v| v["catalog"] == catalog && v["deprecated"] == true)
+    };
+    let want = if deprecated("v420") && !deprecated("v416") {
+        "v416"
+    } else {
+        "v420"
+    };
+    if chosen["catalog"] != want {
+        return Err(format!("{package}: chose {chosen}, want {want}").into());
+    }
+    let tied = run(0, &["--package", package])?;
+    let message = tied["message"].as_str().unwrap_or_default();
+    if deprecated("v420") == deprecated("v416")
+        && !message.ends_with("in multiple catalogs with the same priority [v416 v420]")
+    {
+        return Err(format!("{package}: at equal priority: {tied}").into());
+    }
+    Ok(())
 }

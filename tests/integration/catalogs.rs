@@ -80,6 +80,15 @@ async fn health(handle: &ManyHandle, service: &str) -> Result<i32, tonic::Code> 
         .map_err(|s| s.code())
 }
 
+/// Three copies of the example catalog under `root`: `a`, `b` and `c`.
+fn three_copies(root: &Path) -> [std::path::PathBuf; 3] {
+    ["a", "b", "c"].map(|name| {
+        let dir = root.join(name);
+        copy_dir(&example(), &dir);
+        dir
+    })
+}
+
 fn write_config(file: &Path, entries: &[(&str, &Path, Option<u16>)]) {
     let mut text = String::from("catalogs:\n");
     for (name, source, port) in entries {
@@ -211,14 +220,7 @@ async fn a_broken_catalog_is_fixed_while_the_others_serve_with_no_failed_call() 
 #[tokio::test]
 async fn config_changes_add_and_remove_catalogs_and_leave_the_rest_alone() {
     let tmp = tempfile::tempdir().unwrap();
-    let (a, b, c) = (
-        tmp.path().join("a"),
-        tmp.path().join("b"),
-        tmp.path().join("c"),
-    );
-    for dir in [&a, &b, &c] {
-        copy_dir(&example(), dir);
-    }
+    let [a, b, c] = three_copies(tmp.path());
     let file = tmp.path().join("catalogs.yaml");
     write_config(&file, &[("alpha", &a, Some(0)), ("beta", &b, Some(0))]);
     let server = start(&file).await;
@@ -267,14 +269,7 @@ fn json(reply: &crate::http_client::HttpReply) -> serde_json::Value {
 #[tokio::test]
 async fn catalogs_are_listed_searched_and_chosen_by_priority() {
     let tmp = tempfile::tempdir().unwrap();
-    let (a, b, c) = (
-        tmp.path().join("a"),
-        tmp.path().join("b"),
-        tmp.path().join("c"),
-    );
-    for dir in [&a, &b, &c] {
-        copy_dir(&example(), dir);
-    }
+    let [a, b, c] = three_copies(tmp.path());
     // gamma carries the dependency only.
     std::fs::remove_dir_all(c.join("example-operator")).unwrap();
     let file = tmp.path().join("catalogs.yaml");

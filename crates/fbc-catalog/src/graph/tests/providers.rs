@@ -180,3 +180,63 @@ fn a_range_that_does_not_parse_is_an_error_not_a_verdict() {
     };
     assert!(providers(&inputs, &q).is_err());
 }
+
+mod property {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// For any set of catalogs (has the package? deprecated offer? priority), the
+        /// answer follows operator-controller's rule: the best deprecation class is kept;
+        /// its highest priority wins when unique, else the tie error names every kept one.
+        #[test]
+        fn the_choice_is_the_unique_top_priority_of_the_best_offers(
+            shape in proptest::collection::vec((any::<bool>(), any::<bool>(), -2i32..3), 1..6)
+        ) {
+            let fine = catalog_of(&["1.0.0"], &[]);
+            let deprecated = catalog_of(&["1.0.0"], &["p.v1.0.0"]);
+            let absent = other_package();
+            let names: Vec<String> = (0..shape.len()).map(|i| format!("c{i}")).collect();
+            let catalogs: Vec<(&str, i32, &Tables)> = shape
+                .iter()
+                .zip(&names)
+                .map(|((has, dep, prio), name)| {
+                    let t = match (has, dep) {
+                        (false, _) => &absent,
+                        (true, true) => &deprecated,
+                        (true, false) => &fine,
+                    };
+                    (name.as_str(), *prio, t)
+                })
+                .collect();
+            let p = ask(&catalogs, None);
+            let offers: Vec<(usize, bool, i32)> = shape
+                .iter()
+                .enumerate()
+                .filter(|(_, (has, _, _))| *has)
+                .map(|(i, (_, dep, prio))| (i, *dep, *prio))
+                .collect();
+            let best_class = offers.iter().any(|o| !o.1);
+            let kept: Vec<&(usize, bool, i32)> =
+                offers.iter().filter(|o| o.1 != best_class || offers.iter().all(|x| x.1)).collect();
+            let top = kept.iter().map(|o| o.2).max();
+            let at_top: Vec<&&(usize, bool, i32)> =
+                kept.iter().filter(|o| Some(o.2) == top).collect();
+            match at_top.as_slice() {
+                [] => prop_assert!(p.catalog.is_none() && p.message.is_some()),
+                [one] => prop_assert_eq!(p.catalog.clone(), Some(names[one.0].clone())),
+                _ => {
+                    prop_assert!(p.catalog.is_none());
+                    let message = p.message.clone().unwrap_or_default();
+                    prop_assert!(message.contains("same priority"), "{}", message);
+                    for o in &kept {
+                        prop_assert!(message.contains(&names[o.0]), "{} lacks {}", message, names[o.0]);
+                    }
+                }
+            }
+            prop_assert_eq!(p.catalogs.len(), shape.len());
+        }
+    }
+}

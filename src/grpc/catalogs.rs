@@ -33,7 +33,7 @@ impl Catalogs {
 }
 
 fn failed(e: crate::views::catalogd::ViewError) -> Status {
-    Status::internal(format!("{e:?}"))
+    Status::internal(e.to_string())
 }
 
 #[tonic::async_trait]
@@ -55,10 +55,10 @@ impl pb::catalogs_server::Catalogs for Catalogs {
                     port: m.port.map_or(0, u32::from),
                     serving: m.serving(),
                     snapshot: snapshot.as_ref().map(|s| snapshot_info(s)),
+                    // The registry view's count: no table decoding on the I/O thread.
                     packages: snapshot
                         .as_ref()
-                        .and_then(|s| s.tables.get().ok())
-                        .map_or(0, |t| t.packages().len() as u32),
+                        .map_or(0, |s| s.registry.stats().packages as u32),
                 }
             })
             .collect();

@@ -35,9 +35,9 @@ pub async fn catalogs(state: ApiState, method: Method, uri: Uri, _headers: Heade
         .iter()
         .map(|m| {
             let snapshot = m.catalog.load();
-            let packages = snapshot
-                .as_ref()
-                .and_then(|s| s.tables.get().ok().map(|t| t.packages().len()));
+            // From the registry view's counts: the tables may not be decoded yet
+            // (a warm start), and this is the I/O thread.
+            let packages = snapshot.as_ref().map(|s| s.registry.stats().packages);
             json!({
                 "name": &*m.name,
                 "priority": m.priority,

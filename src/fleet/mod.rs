@@ -99,6 +99,15 @@ impl Fleet {
         self.members.load_full()
     }
 
+    /// Every catalog's name, in name order.
+    pub fn names(&self) -> Vec<String> {
+        self.members
+            .load()
+            .iter()
+            .map(|m| m.name.to_string())
+            .collect()
+    }
+
     /// The catalog pages show when none is named: the one of highest priority, the
     /// first by name among equals.
     pub fn first(&self) -> Option<Arc<Member>> {

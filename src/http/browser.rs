@@ -120,12 +120,7 @@ async fn serve(
         (_, Err(error)) => return catalogd::view_error(error),
     };
     let name = member.name.clone();
-    let catalogs: Vec<String> = state
-        .fleet
-        .members()
-        .iter()
-        .map(|m| m.name.to_string())
-        .collect();
+    let catalogs = state.fleet.names();
     let _turn = super::workers::turn().await;
     let rendered = tokio::task::spawn_blocking(move || {
         let tables = snapshot.tables.get().ok()?;

@@ -98,41 +98,25 @@ impl Graph {
             solving: Arc::new(tokio::sync::Semaphore::new(cores)),
         }
     }
-}
 
-impl Graph {
     /// The catalog a request names (`name`), or the port's own.
     fn target(&self, name: &str) -> Result<Catalog, Status> {
+        let served = || format!("this server serves [{}]", self.fleet.names().join(" "));
         if !name.is_empty() {
             return self
                 .fleet
                 .get(name)
                 .map(|m| m.catalog.clone())
-                .ok_or_else(|| {
-                    let names: Vec<String> = self
-                        .fleet
-                        .members()
-                        .iter()
-                        .map(|m| m.name.to_string())
-                        .collect();
-                    Status::not_found(format!(
-                        "no catalog {name:?}; this server serves [{}]",
-                        names.join(" ")
-                    ))
-                });
+                .ok_or_else(|| Status::not_found(format!("no catalog {name:?}; {}", served())));
         }
         if let Some(own) = &self.catalog {
             return Ok(own.clone());
         }
         match self.fleet.members().as_slice() {
             [only] => Ok(only.catalog.clone()),
-            several => Err(Status::invalid_argument(format!(
-                "name a catalog (the request's catalog field): this server serves [{}]",
-                several
-                    .iter()
-                    .map(|m| &*m.name)
-                    .collect::<Vec<_>>()
-                    .join(" ")
+            _ => Err(Status::invalid_argument(format!(
+                "name a catalog (the request's catalog field): {}",
+                served()
             ))),
         }
     }

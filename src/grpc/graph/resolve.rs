@@ -123,15 +123,14 @@ pub fn resolve(
     deadline: Instant,
 ) -> Result<pb::ResolveResponse, Status> {
     let request = request_of(r)?;
-    let tables = catalogs;
     let limits = Limits {
         deadline: Some(deadline),
         ..Limits::default()
     };
     let answer = if r.explain {
-        olm::resolve_explained(tables, &request, &limits).map(|(o, e)| (o, Some(e)))
+        olm::resolve_explained(catalogs, &request, &limits).map(|(o, e)| (o, Some(e)))
     } else {
-        olm::resolve(tables, &request, &limits).map(|o| (o, None))
+        olm::resolve(catalogs, &request, &limits).map(|o| (o, None))
     };
     let (outcome, explanation) = answer.map_err(|e| match e {
         ResolveError::Resolution(text) => Status::failed_precondition(text),

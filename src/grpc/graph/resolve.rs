@@ -39,8 +39,8 @@ pub fn request_from_json(text: &str) -> Result<pb::ResolveRequest, String> {
                 channel: s.channel,
                 starting_csv: s.starting_csv,
                 installed_csv: s.installed_csv,
-                catalog: s.catalog.0,
-                catalog_namespace: s.catalog.1,
+                catalog: s.catalog.name,
+                catalog_namespace: s.catalog.namespace,
             })
             .collect(),
         installed: r

@@ -70,6 +70,13 @@ pub struct Entry {
     pub cel_properties: Vec<(String, String)>,
 }
 
+impl Entry {
+    /// Whether it comes from catalog `k` (`None`: from no catalog, so never).
+    pub fn in_catalog(&self, k: Option<usize>) -> bool {
+        k.is_some_and(|k| self.source == Source::Catalog(k))
+    }
+}
+
 /// Every entry (see the module docs).
 #[derive(Clone, Debug)]
 pub struct Entries {

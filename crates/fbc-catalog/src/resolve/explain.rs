@@ -261,9 +261,9 @@ impl Ctx<'_> {
         let catalog: Vec<&Entry> = self
             .catalog_entries()
             .into_iter()
-            .filter(|e| Some(&e.source) == k.map(Source::Catalog).as_ref())
+            .filter(|e| e.in_catalog(k))
             .collect();
-        let (catalog_name, catalog_namespace) = &sub.catalog;
+        let (catalog_name, catalog_namespace) = (&sub.catalog.name, &sub.catalog.namespace);
         let in_package: Vec<&Entry> = catalog
             .iter()
             .copied()

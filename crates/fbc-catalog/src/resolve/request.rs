@@ -18,7 +18,8 @@
 //!
 //! `catalogs` (optional) names more catalogs, as OLM v0 sees several
 //! CatalogSources; a subscription names its own with `catalog` and
-//! `catalogNamespace` (default: the first catalog). `namespace` is the namespace
+//! `catalogNamespace` (neither given: the first catalog; a name without a
+//! namespace names none, as in OLM). `namespace` is the namespace
 //! resolved in (default `operators`) and `globalNamespace` OLM's global one
 //! (default `olm`): catalogs in any other namespace are not seen.
 //!
@@ -78,6 +79,15 @@ pub struct CatalogRef {
     pub priority: i32,
 }
 
+/// A catalog as a subscription names it: name and namespace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatalogKey {
+    /// The CatalogSource's name.
+    pub name: String,
+    /// Its namespace; empty names no catalog.
+    pub namespace: String,
+}
+
 /// Most catalogs one request may name.
 pub const MAX_CATALOGS: usize = 64;
 
@@ -94,8 +104,8 @@ pub struct Subscription {
     pub starting_csv: String,
     /// The CSV it has installed; empty for none.
     pub installed_csv: String,
-    /// Its catalog's name and namespace (default, when neither is given: the first catalog's).
-    pub catalog: (String, String),
+    /// Its catalog (when neither name nor namespace is given: the first catalog).
+    pub catalog: CatalogKey,
 }
 
 /// One property of an installed CSV.
@@ -143,13 +153,13 @@ impl Request {
 
     /// The index in [`Request::catalogs`] of the catalog `(name, namespace)`, if it is
     /// one OLM would see (in the resolving or the global namespace).
-    pub fn catalog_index(&self, (name, namespace): &(String, String)) -> Option<usize> {
-        if *namespace != self.namespace && *namespace != self.global_namespace {
+    pub fn catalog_index(&self, key: &CatalogKey) -> Option<usize> {
+        if key.namespace != self.namespace && key.namespace != self.global_namespace {
             return None;
         }
         self.catalogs
             .iter()
-            .position(|c| c.name == *name && c.namespace == *namespace)
+            .position(|c| c.name == key.name && c.namespace == key.namespace)
     }
 
     /// Whether OLM would see catalog `k` (it lists CatalogSources of the resolving
@@ -294,7 +304,10 @@ pub fn parse(text: &str) -> Result<Request, RequestError> {
             priority: c.priority,
         });
     }
-    let first = (catalogs[0].name.clone(), catalogs[0].namespace.clone());
+    let first = CatalogKey {
+        name: catalogs[0].name.clone(),
+        namespace: catalogs[0].namespace.clone(),
+    };
     Ok(Request {
         subscriptions: subscriptions(json.subscriptions, &first)?,
         catalogs,
@@ -319,7 +332,7 @@ fn or_default(value: String, default: &str) -> String {
 
 fn subscriptions(
     subs: Vec<SubscriptionJson>,
-    first: &(String, String),
+    first: &CatalogKey,
 ) -> Result<Vec<Subscription>, RequestError> {
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut out = Vec::with_capacity(subs.len());
@@ -344,12 +357,18 @@ fn subscriptions(
             channel: s.channel,
             starting_csv: s.starting_csv,
             installed_csv: s.installed_csv,
-            catalog: match (s.catalog.is_empty(), s.catalog_namespace.is_empty()) {
-                (true, true) => first.clone(),
-                // As in OLM, a source with no namespace names no catalog.
-                (false, true) => (s.catalog, String::new()),
-                (true, false) => (first.0.clone(), s.catalog_namespace),
-                (false, false) => (s.catalog, s.catalog_namespace),
+            // As in OLM, a source with no namespace names no catalog.
+            catalog: if s.catalog.is_empty() && s.catalog_namespace.is_empty() {
+                first.clone()
+            } else {
+                CatalogKey {
+                    name: if s.catalog.is_empty() {
+                        first.name.clone()
+                    } else {
+                        s.catalog
+                    },
+                    namespace: s.catalog_namespace,
+                }
             },
         });
     }

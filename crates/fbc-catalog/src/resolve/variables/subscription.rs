@@ -66,7 +66,7 @@ impl Builder<'_> {
         let mut counts = Counts::default();
         for i in 0..self.entries.catalog_len {
             let e = self.entry(i);
-            if Some(&e.source) != k.map(Source::Catalog).as_ref() {
+            if !e.in_catalog(k) {
                 continue;
             }
             counts.all += 1;
@@ -212,7 +212,7 @@ fn invalid_reason(sub: &Subscription, c: &Counts) -> Option<String> {
     if c.all == 0 {
         return Some(format!(
             "no operators found from catalog {} in namespace {} referenced by subscription {name}",
-            sub.catalog.0, sub.catalog.1
+            sub.catalog.name, sub.catalog.namespace
         ));
     }
     if c.package == 0 {

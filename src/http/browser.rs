@@ -121,6 +121,9 @@ async fn serve(
     };
     let name = member.name.clone();
     let catalogs = state.fleet.names();
+    // With several catalogs a page also shows the others (the picker): it changes when
+    // the served set does, which the snapshot's validators do not see.
+    let validated = catalogs.len() < 2;
     let _turn = super::workers::turn().await;
     let rendered = tokio::task::spawn_blocking(move || {
         let tables = snapshot.tables.get().ok()?;
@@ -135,7 +138,7 @@ async fn serve(
     })
     .await;
     match rendered {
-        Ok(Some(html)) => page_reply(&method, &headers, &view, html),
+        Ok(Some(html)) => page_reply(&method, &headers, &view, html, validated),
         Ok(None) => errors::status(StatusCode::NOT_FOUND),
         Err(e) => errors::text(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -144,7 +147,32 @@ async fn serve(
     }
 }
 
-fn page_reply(method: &Method, headers: &HeaderMap, view: &Arc<HttpView>, html: String) -> Reply {
+/// A page as HTML. `validated`: the page depends on its snapshot alone, so the
+/// snapshot's `ETag` and `Last-Modified` validate it; otherwise neither is sent and
+/// a conditional request gets the page.
+fn page_reply(
+    method: &Method,
+    headers: &HeaderMap,
+    view: &Arc<HttpView>,
+    html: String,
+    validated: bool,
+) -> Reply {
+    let mut unconditional;
+    let headers = if validated {
+        headers
+    } else {
+        unconditional = headers.clone();
+        for name in [
+            header::IF_MATCH,
+            header::IF_NONE_MATCH,
+            header::IF_MODIFIED_SINCE,
+            header::IF_UNMODIFIED_SINCE,
+            header::IF_RANGE,
+        ] {
+            unconditional.remove(name);
+        }
+        &unconditional
+    };
     let resource = Resource {
         view,
         content_type: "text/html; charset=utf-8",
@@ -153,6 +181,10 @@ fn page_reply(method: &Method, headers: &HeaderMap, view: &Arc<HttpView>, html: 
         typed_412: false,
     };
     let mut reply = content::computed(method, headers, resource, Bytes::from(html));
+    if !validated {
+        reply.headers_mut().remove(header::ETAG);
+        reply.headers_mut().remove(header::LAST_MODIFIED);
+    }
     reply.headers_mut().insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(PAGE_POLICY),

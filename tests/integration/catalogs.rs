@@ -446,6 +446,16 @@ async fn catalogs_are_listed_searched_and_chosen_by_priority() {
     let gamma = String::from_utf8(get(http, "/?catalog=gamma").await.body).unwrap();
     assert!(gamma.contains("aria-current=\"page\">gamma</a>"));
     assert!(gamma.contains("href=\"/packages/example-dependency?catalog=gamma\""));
+    // The picker lists the served set, which the snapshot's validators do not see: no
+    // validators, and a conditional request with the snapshot's ETag gets the page.
+    let all = get(http, "/catalogs/gamma/api/v1/all").await;
+    let etag = all.header("etag").expect("/all has an ETag").to_owned();
+    let page =
+        crate::http_client::request(http, "GET", "/?catalog=gamma", &[("if-none-match", &etag)])
+            .await;
+    assert_eq!(page.status, 200, "a stale page would be a 304");
+    assert_eq!(page.header("etag"), None);
+    assert_eq!(page.header("last-modified"), None);
     assert_eq!(
         get(http, "/packages/example-operator?catalog=gamma")
             .await

@@ -492,18 +492,8 @@ fn search_and_priority_across_the_two_community_catalogs(root: PathBuf) -> Resul
         Ok(serde_json::from_slice(&out.stdout).map_err(|e| e.to_string())?)
     };
     let found = run(10, &[package.as_str()])?;
-    let first_two: Vec<(&str, &str)> = found["packages"]
-        .as_array()
-        .ok_or("no packages")?
-        .iter()
-        .take(2)
-        .map(|h| {
-            (
-                h["package"].as_str().unwrap_or_default(),
-                h["catalog"].as_str().unwrap_or_default(),
-            )
-        })
-        .collect();
+    let hits = harness::search_hits(&found);
+    let first_two = &hits[..hits.len().min(2)];
     if first_two != [(package.as_str(), "v420"), (package.as_str(), "v416")] {
         return Err(format!("{package}: {first_two:?}").into());
     }

@@ -305,17 +305,7 @@ async fn catalogs_are_listed_searched_and_chosen_by_priority() {
     assert_eq!(listed["catalogs"][0]["serving"], true);
 
     let found = json(&get(http, "/api/v1/packages?q=example-operator").await);
-    let hits: Vec<(&str, &str)> = found["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| {
-            (
-                h["package"].as_str().unwrap(),
-                h["catalog"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let hits = crate::harness::search_hits(&found);
     assert_eq!(
         hits,
         [("example-operator", "beta"), ("example-operator", "alpha")]

@@ -324,17 +324,7 @@ fn search_finds_packages_across_catalogs_and_names_the_providing_one() {
     };
     let (code, found) = run(&["operator"]);
     assert_eq!(code, Some(0));
-    let hits: Vec<(&str, &str)> = found["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|h| {
-            (
-                h["package"].as_str().unwrap(),
-                h["catalog"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let hits = crate::harness::search_hits(&found);
     assert_eq!(
         hits,
         [

@@ -277,3 +277,18 @@ where
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
+
+/// The (package, catalog) pairs of a search answer (`/api/v1/packages`, `search -o json`), in order.
+pub fn search_hits(answer: &serde_json::Value) -> Vec<(&str, &str)> {
+    answer["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|h| {
+            (
+                h["package"].as_str().unwrap_or_default(),
+                h["catalog"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect()
+}

@@ -4,6 +4,7 @@
 /// load parses the catalog into temporary trees that are freed once the index is
 /// built, and glibc's allocator kept most of that memory (resident memory after
 /// startup was 3–4 times the index).
+#[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -29,6 +30,9 @@ fn main() -> std::process::ExitCode {
 /// Returns the pages freed by a load to the OS.
 #[allow(unsafe_code, reason = "mimalloc's collect is a C function")]
 fn collect() {
+    #[cfg(not(feature = "system-allocator"))]
     // SAFETY: mi_collect has no preconditions; it only walks mimalloc's own heaps.
-    unsafe { libmimalloc_sys::mi_collect(true) }
+    unsafe {
+        libmimalloc_sys::mi_collect(true)
+    }
 }

@@ -67,6 +67,8 @@ pub struct ReloadConfig {
     pub options: LoadOptions,
     /// A rebuild still running after this long fails.
     pub load_timeout: Duration,
+    /// Where a rebuilt catalog's bytes go (see [`crate::snapshot::spill`]).
+    pub spill: crate::snapshot::spill::Spill,
     /// The index cache directory to rewrite after each successful reload.
     pub cache_dir: Option<PathBuf>,
     /// The image `root` was unpacked from, when it was.
@@ -349,6 +351,8 @@ pub fn log_loaded(
         parse_ms = report.parse.as_millis() as u64,
         validate_ms = report.validate.as_millis() as u64,
         index_ms = report.index.as_millis() as u64,
+        spill_ms = report.spill.as_millis() as u64,
+        mapped_bytes = report.mapped_bytes,
         "{message}"
     );
     for w in &report.warnings {
@@ -370,10 +374,14 @@ async fn rebuild(config: &ReloadConfig, root: &Path) -> Result<LoadedCatalog, Re
     let shown = root.to_path_buf();
     let root = root.to_path_buf();
     let options = config.options;
+    let spill = config.spill.clone();
     let thread = std::thread::Builder::new()
         .name("catalog-reload".into())
         .spawn(move || {
-            let _ = tx.send(load::load(&root, &options));
+            let loaded = load::load(&root, &options).map(|catalog| {
+                crate::snapshot::spill::spill_logged(catalog, &spill, &root, options.limits)
+            });
+            let _ = tx.send(loaded);
         });
     let internal = |message: String| RebuildFailure {
         diagnostics: vec![Diagnostic::new(
@@ -407,11 +415,13 @@ async fn publish(
     first_trigger: Instant,
 ) -> u64 {
     let report = loaded.report.clone();
-    let generation = publisher.publish(loaded, config.image.clone());
+    // Counted before the generation is announced: whoever sees the new generation
+    // sees the count that includes it.
     stats.succeeded.fetch_add(1, Ordering::Relaxed);
     stats
         .last_rebuild_us
         .store(started.elapsed().as_micros() as u64, Ordering::Relaxed);
+    let generation = publisher.publish(loaded, config.image.clone());
     log_loaded(
         &config.root,
         config.image.as_ref(),

@@ -165,11 +165,17 @@ fn a_polled_tag_swaps_images_keeps_the_last_good_and_reports_why(_: PathBuf) -> 
         swap < Duration::from_millis(1100) + Duration::from_secs(5),
         "{swap:?}"
     );
-    let (reason, status) = progressing(http);
-    assert_eq!(reason, "Succeeded", "{status}");
-    assert_eq!(
-        status["status"]["resolvedSource"]["image"]["ref"],
-        format!("{}/c@{second}", registry.host())
+    // The poller records the swap in the status once the reload task answers it,
+    // just after publishing: on a busy machine a reader can come between the two.
+    let served = format!("{}/c@{second}", registry.host());
+    eventually(
+        Duration::from_secs(5),
+        "the status names the new image",
+        || {
+            let (reason, status) = progressing(http);
+            let named = status["status"]["resolvedSource"]["image"]["ref"] == served.as_str();
+            (reason == "Succeeded" && named, status)
+        },
     );
 
     // The registry goes away: the last good catalog stays, the status says Retrying.

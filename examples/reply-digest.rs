@@ -2,11 +2,13 @@
 //! change to loading or indexing leaves what clients receive byte for byte the same.
 //!
 //! ```text
-//! cargo run --release --example reply-digest -- CATALOG_DIR [--cache-dir DIR]
+//! cargo run --release --example reply-digest -- CATALOG_DIR [--cache-dir DIR | --spill-dir DIR]
 //! ```
 //!
 //! With `--cache-dir`, the index is loaded through the cache: built and written if
-//! needed, then read back warm, and the warm index is the one digested.
+//! needed, then read back warm, and the warm index is the one digested. With
+//! `--spill-dir`, the index is built, spilled to a nameless file there and mapped (as
+//! `serve` does after a cold load), and the mapped index is the one digested.
 //!
 //! Hashes, in order: for each ListBundles message, the message, the GetBundle reply
 //! of the same (package, channel, bundle), the GetBundleThatReplaces and
@@ -24,14 +26,21 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let root = std::path::Path::new(&dir);
+    let mut spill = None;
     let cache_dir = match std::env::args_os().nth(2) {
-        Some(flag) if flag == "--cache-dir" => match std::env::args_os().nth(3) {
-            Some(d) => Some(std::path::PathBuf::from(d)),
-            None => {
-                eprintln!("--cache-dir needs a directory");
-                return ExitCode::from(2);
+        Some(flag) if flag == "--cache-dir" || flag == "--spill-dir" => {
+            match std::env::args_os().nth(3) {
+                Some(d) if flag == "--spill-dir" => {
+                    spill = Some(std::path::PathBuf::from(d));
+                    None
+                }
+                Some(d) => Some(std::path::PathBuf::from(d)),
+                None => {
+                    eprintln!("{} needs a directory", flag.to_string_lossy());
+                    return ExitCode::from(2);
+                }
             }
-        },
+        }
         Some(other) => {
             eprintln!("unknown argument {other:?}");
             return ExitCode::from(2);
@@ -40,7 +49,22 @@ fn main() -> ExitCode {
     };
     let loaded = match &cache_dir {
         None => fbc_registry::snapshot::load::load(root, &Default::default())
-            .map(|loaded| loaded.registry)
+            .and_then(|loaded| {
+                let Some(dir) = &spill else {
+                    return Ok(loaded.registry);
+                };
+                let how = fbc_registry::snapshot::spill::Spill::Dir(dir.clone());
+                match fbc_registry::snapshot::spill::spill(loaded, &how, root, Default::default()) {
+                    (loaded, fbc_registry::snapshot::spill::Spilled::Mapped { .. }) => {
+                        Ok(loaded.registry)
+                    }
+                    (_, other) => Err(vec![fbc_catalog::diagnostic::Diagnostic::new(
+                        fbc_catalog::diagnostic::Kind::Io,
+                        fbc_catalog::diagnostic::Location::default(),
+                        format!("not spilled: {other:?}"),
+                    )]),
+                }
+            })
             .map_err(|errors| errors.iter().map(ToString::to_string).collect()),
         Some(dir) => {
             let cfg = fbc_registry::snapshot::cache::CacheConfig {

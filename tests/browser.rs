@@ -124,6 +124,7 @@ async fn start_server(root: &Path) -> Result<fbc_registry::app::ServerHandle, Fa
                 catalog_name: "browser".into(),
                 limits: fbc_registry::http::HttpLimits::default(),
                 browser: true,
+                eager_views: false,
             },
         )),
         ..ServeConfig::new(root, loopback())

@@ -107,7 +107,7 @@ pub async fn serve_many(
         defaults: config.defaults.clone(),
         limits: limits.clone(),
         tls: tls.clone(),
-        http: config.http.is_some(),
+        eager_views: config.http.as_ref().is_some_and(|(_, h)| h.eager_views),
         stopped: stopped.clone(),
         units: Mutex::new(BTreeMap::new()),
     });
@@ -245,7 +245,8 @@ struct Supervisor {
     defaults: CatalogDefaults,
     limits: TransportLimits,
     tls: Option<Arc<crate::transport::tls::Tls>>,
-    http: bool,
+    /// HTTP is served with `--eager-views`: each unit builds its views at publish.
+    eager_views: bool,
     stopped: watch::Receiver<bool>,
     units: Mutex<BTreeMap<String, super::unit::Unit>>,
 }
@@ -284,7 +285,7 @@ impl Supervisor {
                 &self.defaults,
                 &self.limits,
                 self.tls.clone(),
-                self.http,
+                self.eager_views,
                 &self.fleet,
                 self.stopped.clone(),
             );

@@ -25,6 +25,7 @@ use crate::snapshot::fetch::ImageInfo;
 use crate::snapshot::load::{self, LoadOptions, LoadedCatalog};
 use crate::snapshot::poll::PollConfig;
 use crate::snapshot::reload::{ReloadConfig, ReloadHandle};
+use crate::snapshot::spill::{self, Spill};
 use crate::snapshot::status::SourceStatus;
 use crate::snapshot::{Catalog, Publisher};
 use crate::transport::limits::TransportLimits;
@@ -60,6 +61,8 @@ pub struct ServeConfig {
     pub load_timeout: Duration,
     /// The index cache, if any.
     pub cache: Option<CacheConfig>,
+    /// Where a cold load's bytes go once it is built (see [`crate::snapshot::spill`]).
+    pub spill: Spill,
     /// Reload when the catalog's files change.
     pub watch: bool,
     /// Quiet time after the last change before a reload.
@@ -90,6 +93,7 @@ impl ServeConfig {
             root: root.into(),
             listen,
             load: LoadOptions::default(),
+            spill: Spill::default(),
             load_timeout: Duration::from_secs(120),
             cache: None,
             watch: true,
@@ -131,13 +135,20 @@ pub enum StartError {
 /// The first load: through the cache when one is configured (logging what the
 /// cache did). Blocking; no deadline of its own.
 pub fn first_load(config: &ServeConfig) -> Result<LoadedCatalog, StartError> {
+    let spill =
+        |catalog| spill::spill_logged(catalog, &config.spill, &config.root, config.load.limits);
     let Some(cache) = &config.cache else {
-        return load::load(&config.root, &config.load).map_err(StartError::Catalog);
+        return load::load(&config.root, &config.load)
+            .map(spill)
+            .map_err(StartError::Catalog);
     };
     match crate::snapshot::cache::load(&config.root, cache, &config.load) {
         Ok(cached) => {
             log_cache_outcome(cache, &cached);
-            Ok(cached.catalog)
+            Ok(match cached.outcome {
+                Outcome::Warm => cached.catalog,
+                _ => spill(cached.catalog),
+            })
         }
         Err(CacheError::Catalog(d)) => Err(StartError::Catalog(d)),
         Err(other) => Err(StartError::Cache(other)),
@@ -322,7 +333,9 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     let http_task = http.map(|(listener, _, mut http)| {
         http.limits.shutdown_grace = limits.shutdown_grace;
         let signal = stop_signal(stopped.clone());
-        let warm = AbortOnDrop(tokio::spawn(crate::http::warm_views(catalog.clone())));
+        let warm = http
+            .eager_views
+            .then(|| AbortOnDrop(tokio::spawn(crate::http::warm_views(catalog.clone()))));
         let served = crate::http::serve(listener, fleet.clone(), http, tls.clone(), signal);
         tokio::spawn(async move {
             served.await;
@@ -459,6 +472,7 @@ fn reload_config(config: &ServeConfig) -> ReloadConfig {
         sighup: config.sighup,
         options: config.load,
         load_timeout: config.load_timeout,
+        spill: config.spill.clone(),
         cache_dir: config.cache.as_ref().map(|c| c.dir.clone()),
         image: config.image.clone(),
     }

@@ -34,6 +34,8 @@ use tokio::sync::watch;
 pub struct CatalogDefaults {
     /// Parse limits.
     pub load: LoadOptions,
+    /// Where a catalog's bytes go once loaded.
+    pub spill: crate::snapshot::spill::Spill,
     /// A load (first or reload) still running after this long fails.
     pub load_timeout: Duration,
     /// How images are fetched (the store is set per catalog).
@@ -89,7 +91,7 @@ impl Unit {
         defaults: &CatalogDefaults,
         limits: &TransportLimits,
         tls: Option<Arc<crate::transport::tls::Tls>>,
-        http: bool,
+        eager_views: bool,
         fleet: &Arc<Fleet>,
         server_stopped: watch::Receiver<bool>,
     ) -> Unit {
@@ -133,7 +135,7 @@ impl Unit {
             status.clone(),
             port,
         )));
-        if http {
+        if eager_views {
             let warm =
                 tracing::Instrument::in_current_span(crate::http::warm_views(catalog.clone()));
             tasks.keep(tokio::spawn(warm).abort_handle());
@@ -311,6 +313,7 @@ fn unit_config(spec: &CatalogSpec, defaults: &CatalogDefaults) -> (ServeConfig, 
     fetch.store = own_dir.as_ref().map(|d| d.join("images"));
     let mut serve = ServeConfig::new(PathBuf::from(&spec.source), Listen::AllInterfaces(0));
     serve.load = load;
+    serve.spill = defaults.spill.clone();
     serve.load_timeout = limits.load_timeout.unwrap_or(defaults.load_timeout);
     serve.cache = own_dir.map(|dir| CacheConfig {
         dir,

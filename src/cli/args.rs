@@ -5,6 +5,7 @@
 //! [`ServeConfig`] the app runs from.
 
 use super::values::LimitArgs;
+mod memory;
 use super::values::parse_duration;
 #[cfg(test)]
 use super::values::{parse_depth, parse_size};
@@ -16,6 +17,7 @@ use crate::snapshot::poll::PollConfig;
 use crate::transport::limits::HANDSHAKE_TIMEOUT;
 use crate::transport::limits::TransportLimits;
 use clap::{Parser, Subcommand, ValueEnum};
+pub use memory::MemoryArgs;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -181,6 +183,9 @@ pub struct ServeArgs {
     /// Connection, call and memory limits against hostile or broken clients.
     #[command(flatten)]
     pub transport: TransportArgs,
+    /// Where a loaded catalog's bytes are kept.
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// Also serve catalogd's HTTP API (`/catalogs/NAME/api/v1/all`, `/metas`) on
     /// this address: `HOST:PORT`, or `:PORT` for all interfaces. Off unless given.
     #[arg(long, value_name = "ADDR", value_parser = parse_listen)]
@@ -218,6 +223,12 @@ pub struct ServeArgs {
     #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = true,
           default_missing_value = "true", action = clap::ArgAction::Set)]
     pub browser: bool,
+    /// With --http-addr: build the HTTP view (catalogd's JSON Lines and gzip) and the
+    /// browser's cards as each catalog is loaded, so the first request finds them ready.
+    /// Without it each is built when a request first needs it, and a view no request
+    /// needs is never built (see docs/operations.md, "Memory").
+    #[arg(long)]
+    pub eager_views: bool,
 }
 
 /// Reads a `--catalog` value.
@@ -267,6 +278,7 @@ impl ServeArgs {
             listen: Listen::AllInterfaces(self.port.unwrap_or(DEFAULT_PORT)),
             load: self.limits.load_options(),
             load_timeout: self.limits.load_timeout,
+            spill: self.memory.spill(),
             cache: (!self.cache_dir.is_empty()).then(|| crate::snapshot::cache::CacheConfig {
                 dir: PathBuf::from(&self.cache_dir),
                 enforce_integrity: self.enforce_integrity(),
@@ -361,6 +373,7 @@ impl ServeArgs {
                 ..HttpLimits::default()
             },
             browser: self.browser,
+            eager_views: self.eager_views,
         })
     }
 }

@@ -61,6 +61,7 @@ fn many_config(args: &ServeArgs) -> ManyConfig {
         tls: args.tls_files(),
         defaults: CatalogDefaults {
             load: args.limits.load_options(),
+            spill: args.memory.spill(),
             load_timeout: args.limits.load_timeout,
             fetch: args.limits.fetch_options(None),
             cache_dir: (!args.cache_dir.is_empty()).then(|| PathBuf::from(&args.cache_dir)),

@@ -100,6 +100,9 @@ pub struct HttpConfig {
     pub limits: HttpLimits,
     /// Serve the catalog browser (`/`, `/packages/…`, `/assets/…`).
     pub browser: bool,
+    /// Build the HTTP view and the browser's cards as each snapshot is published
+    /// (`--eager-views`), instead of when the first request needs them.
+    pub eager_views: bool,
 }
 
 /// Serves HTTP (over TLS when `tls` is given) on `listener` until `shutdown`
@@ -124,7 +127,8 @@ pub async fn serve(
 }
 
 /// Builds the HTTP view and the browser's cards of every snapshot of `catalog` as it
-/// is published (the app runs one per served catalog while HTTP is on).
+/// is published (the app runs one per served catalog with `--eager-views`; without
+/// it each view is built when a request first needs it).
 pub async fn warm_views(catalog: Catalog) {
     let mut generations = catalog.generations();
     loop {

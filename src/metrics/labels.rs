@@ -59,6 +59,15 @@ pub struct Listener {
     pub listener: &'static str,
 }
 
+/// `holder`, `place`: what holds a snapshot's bytes, and where.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct Holder {
+    /// `registry`, `http`, `graphql` or `browser`.
+    pub holder: &'static str,
+    /// `memory` or `file`.
+    pub place: &'static str,
+}
+
 /// A load's result (`success`, `failure`).
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub enum LoadResult {

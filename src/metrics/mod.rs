@@ -216,6 +216,50 @@ pub struct SnapshotLabels {
     pub digest: String,
     /// The image it came from (reference as given, digest), when it did.
     pub image: Option<(String, String)>,
+    /// The bytes it holds, by holder (see [`Held`]).
+    pub memory: Vec<Held>,
+}
+
+/// Bytes one part of a snapshot holds (`fbc_registry_memory_bytes{holder, place}`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Held {
+    /// `registry` (the `api.Registry` replies and manifests), `http` (catalogd's
+    /// JSON Lines and gzip), `graphql`, `browser`.
+    pub holder: &'static str,
+    /// Where the bytes are.
+    pub place: Place,
+    /// How many.
+    pub bytes: usize,
+}
+
+impl Held {
+    /// `bytes` held by `holder` in `place`.
+    pub fn new(holder: &'static str, place: Place, bytes: usize) -> Held {
+        Held {
+            holder,
+            place,
+            bytes,
+        }
+    }
+}
+
+/// Where held bytes are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// The process's own (anonymous) memory.
+    Memory,
+    /// A mapped file: in the page cache, resident only where read, and dropped by
+    /// the kernel under memory pressure.
+    File,
+}
+
+impl Place {
+    fn label(self) -> &'static str {
+        match self {
+            Place::Memory => "memory",
+            Place::File => "file",
+        }
+    }
 }
 
 /// Reports `catalog`'s snapshot (generation, digest) at each scrape (the
@@ -356,6 +400,21 @@ impl Collector for Live {
                 "snapshot",
                 "the served snapshot's catalog digest",
                 &info,
+            )?;
+            let family = Family::<labels::Holder, Gauge>::default();
+            for held in &snapshot.memory {
+                family
+                    .get_or_create(&labels::Holder {
+                        holder: held.holder,
+                        place: held.place.label(),
+                    })
+                    .set(held.bytes as i64);
+            }
+            labels::encode(
+                &mut encoder,
+                "memory_bytes",
+                "bytes the served snapshot holds, by holder (registry replies, and each view built so far: http, graphql, browser) and place (memory, or a mapped file the kernel can drop under pressure)",
+                &family,
             )?;
             if let Some((reference, digest)) = snapshot.image {
                 let info = Info::new(vec![

@@ -42,6 +42,12 @@ pub struct LoadReport {
     pub validate: Duration,
     /// Building the index.
     pub index: Duration,
+    /// Writing the catalog to its spill file and mapping it (see [`crate::snapshot::spill`]).
+    pub spill: Duration,
+    /// Bytes of the mapped file the catalog is served from: its spill file after a
+    /// cold load (see [`crate::snapshot::spill`]) or the index cache after a warm
+    /// start; 0 when it is held in the process's memory.
+    pub mapped_bytes: u64,
     /// Warnings (e.g. replies too large for Go clients).
     pub warnings: Vec<String>,
 }
@@ -49,7 +55,7 @@ pub struct LoadReport {
 impl LoadReport {
     /// Total load time.
     pub fn total(&self) -> Duration {
-        self.parse + self.validate + self.index
+        self.parse + self.validate + self.index + self.spill
     }
 }
 
@@ -101,6 +107,8 @@ pub fn load(root: &Path, options: &LoadOptions) -> Result<LoadedCatalog, Vec<Dia
         parse,
         validate,
         index: t2.elapsed(),
+        spill: Duration::ZERO,
+        mapped_bytes: 0,
         warnings,
     };
     Ok(LoadedCatalog {

@@ -11,6 +11,8 @@
 //! | [`load`] | directory → the `api.Registry` view, in one call with a report |
 //! | [`cache`] | directory + cache dir → the same, warm from disk when the digest matches |
 //! | [`deadline`] | watchdogs for loads on file systems that may hang |
+//! | [`mapped`] | files mapped read-only as bytes; pages a decode touched handed back |
+//! | [`spill`] | a catalog loaded into memory → the same, served from a mapped, nameless file |
 //! | [`reload`] | file changes, SIGHUP, a new image → new snapshots, or the last good one kept |
 //! | [`poll`] | a registry tag, polled → new images handed to [`reload`] |
 //! | [`status`] | where the served catalog came from and how its updates fare (catalogd's conditions) |
@@ -20,8 +22,10 @@ pub mod cache;
 pub(crate) mod deadline;
 pub(crate) mod fetch;
 pub mod load;
+pub(crate) mod mapped;
 pub mod poll;
 pub mod reload;
+pub mod spill;
 pub mod status;
 
 use crate::snapshot::load::LoadedCatalog;
@@ -51,6 +55,9 @@ pub struct Snapshot {
     pub tables: SnapshotTables,
     /// The `api.Registry` view: every reply pre-encoded.
     pub registry: RegistryView,
+    /// Bytes of the mapped file its replies are read from (its spill file or the
+    /// index cache); 0 when they are in the process's memory.
+    pub mapped_bytes: u64,
     /// When it was published.
     pub published: SystemTime,
     /// Its HTTP `Last-Modified`: whole seconds, later than every earlier
@@ -120,6 +127,32 @@ impl Snapshot {
         self.browser.get_or_try_init(|| build).await.cloned()
     }
 
+    /// The bytes this snapshot holds, by holder, in a fixed order: the
+    /// `api.Registry` replies (in a mapped file or in memory), and each view built so
+    /// far — a view never asked for is not listed.
+    pub fn memory(&self) -> Vec<crate::metrics::Held> {
+        use crate::metrics::{Held, Place};
+        let mut held = vec![if self.mapped_bytes > 0 {
+            Held::new("registry", Place::File, self.mapped_bytes as usize)
+        } else {
+            Held::new(
+                "registry",
+                Place::Memory,
+                self.registry.stats().encoded_bytes,
+            )
+        }];
+        if let Some(view) = self.http.get() {
+            held.push(Held::new("http", Place::Memory, view.held_bytes()));
+        }
+        if let Some(Ok(schema)) = self.graphql.get() {
+            held.push(Held::new("graphql", Place::Memory, schema.held_bytes()));
+        }
+        if let Some(browser) = self.browser.get() {
+            held.push(Held::new("browser", Place::Memory, browser.held_bytes()));
+        }
+        held
+    }
+
     /// `build` of this snapshot and its tables, on a blocking thread; `what`
     /// names it in the error when the thread fails.
     async fn on_tables<T: Send + 'static>(
@@ -159,6 +192,7 @@ impl crate::metrics::ServedSnapshot for Catalog {
                 .image
                 .as_ref()
                 .map(|i| (i.reference.clone(), i.digest.to_string())),
+            memory: s.memory(),
         })
     }
 
@@ -237,6 +271,7 @@ impl Publisher {
             image,
             tables: catalog.tables,
             registry: catalog.registry,
+            mapped_bytes: catalog.report.mapped_bytes,
             published,
             last_modified,
             http: tokio::sync::OnceCell::new(),

@@ -37,6 +37,7 @@ fn config(file: &Path) -> ManyConfig {
                 catalog_name: String::new(),
                 limits: Default::default(),
                 browser: true,
+                eager_views: false,
             },
         )),
         metrics: None,
@@ -44,6 +45,7 @@ fn config(file: &Path) -> ManyConfig {
         tls: None,
         defaults: CatalogDefaults {
             load: Default::default(),
+            spill: Default::default(),
             load_timeout: Duration::from_secs(60),
             fetch: Default::default(),
             cache_dir: None,

@@ -248,3 +248,114 @@ async fn only_metrics_is_served_there() {
     assert_eq!(get(server.metrics, "/").await.status, 404);
     assert_eq!(get(server.metrics, "/metrics/x").await.status, 404);
 }
+
+/// The sample `fbc_registry_memory_bytes{holder}`, when there is one.
+fn held(scrape: &prometheus_parse::Scrape, holder: &str) -> Option<(String, f64)> {
+    scrape
+        .samples
+        .iter()
+        .filter(|s| s.metric == "fbc_registry_memory_bytes")
+        .find(|s| s.labels.get("holder") == Some(holder))
+        .map(|s| {
+            let place = s.labels.get("place").unwrap_or_default().to_owned();
+            (
+                place,
+                value(scrape, "fbc_registry_memory_bytes", &[("holder", holder)]),
+            )
+        })
+}
+
+/// Views only when asked (#29): without `--http-addr` no HTTP view, GraphQL schema or
+/// browser is ever built, however the catalog is used over gRPC; with it, the HTTP
+/// view appears once a request needs it. The replies are in the spill file.
+#[tokio::test]
+async fn no_view_is_built_for_a_protocol_that_is_not_served() {
+    let dir = fixture("catalog-a");
+    let args = [
+        std::ffi::OsString::from("--watch=false"),
+        "-t".into(),
+        "/dev/null".into(),
+        "--metrics-addr=127.0.0.1:0".into(),
+        dir.clone().into(),
+    ];
+    let served = tokio::task::spawn_blocking(move || process::serve(args))
+        .await
+        .expect("join");
+    let Some(metrics) = served.addrs.metrics else {
+        panic!("no metrics address:\n{}", served.stderr());
+    };
+    let mut client = RegistryClient::connect(format!("http://{}", served.grpc()))
+        .await
+        .expect("connect");
+    let packages = collect(
+        client
+            .list_packages(ListPackageRequest {})
+            .await
+            .expect("list")
+            .into_inner(),
+    )
+    .await;
+    for p in &packages {
+        let request = GetPackageRequest {
+            name: p.name.clone(),
+        };
+        client.get_package(request).await.expect("package");
+    }
+    let now = scrape(metrics).await;
+    let (place, bytes) = held(&now, "registry").expect("the registry's bytes are reported");
+    assert_eq!(place, "file", "a cold start serves from its spill file");
+    assert!(bytes > 0.0);
+    for view in ["http", "graphql", "browser"] {
+        assert_eq!(
+            held(&now, view),
+            None,
+            "{view} was built without --http-addr"
+        );
+    }
+    assert!(
+        served.stderr().contains("mapped_bytes="),
+        "{}",
+        served.stderr()
+    );
+
+    let server = start(&dir).await;
+    let before = scrape(server.metrics).await;
+    assert_eq!(held(&before, "http"), None, "built before any request");
+    let all = get(server.http, "/catalogs/metrics-test/api/v1/all").await;
+    assert_eq!(all.status, 200);
+    let after = scrape(server.metrics).await;
+    let (place, bytes) = held(&after, "http").expect("the HTTP view, built");
+    assert_eq!(place, "memory");
+    assert!(
+        bytes >= all.body.len() as f64,
+        "{bytes} < {}",
+        all.body.len()
+    );
+    assert_eq!(held(&after, "browser"), None);
+
+    // --eager-views: both are built at publish, before any request.
+    let args = [
+        std::ffi::OsString::from("--watch=false"),
+        "-t".into(),
+        "/dev/null".into(),
+        "--http-addr=127.0.0.1:0".into(),
+        "--metrics-addr=127.0.0.1:0".into(),
+        "--eager-views".into(),
+        dir.into(),
+    ];
+    let eager = tokio::task::spawn_blocking(move || process::serve(args))
+        .await
+        .expect("join");
+    let Some(metrics) = eager.addrs.metrics else {
+        panic!("no metrics address:\n{}", eager.stderr());
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let now = scrape(metrics).await;
+        if held(&now, "http").is_some() && held(&now, "browser").is_some() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "--eager-views built nothing");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

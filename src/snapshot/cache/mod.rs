@@ -150,16 +150,12 @@ pub fn cache_key(digest: CatalogDigest) -> String {
 #[allow(unsafe_code)]
 fn map_file(path: &Path) -> std::io::Result<Bytes> {
     let file = std::fs::File::open(path)?;
-    if file.metadata()?.len() == 0 {
-        return Ok(Bytes::new());
-    }
-    // SAFETY: the mapping is read-only; the file lives in our own cache
-    // subdirectory, into which this program only ever renames complete, synced files
-    // written under a name no other process uses (rule 6), so no instance of this
-    // program modifies or truncates a mapped file. Changes from outside it (a user
-    // truncating the file while a server runs) are not covered: rule 7 says so.
-    let map = unsafe { memmap2::Mmap::map(&file)? };
-    Ok(Bytes::from_owner(map))
+    // SAFETY: the file lives in our own cache subdirectory, into which this program
+    // only ever renames complete, synced files written under a name no other process
+    // uses (rule 6), so no instance of this program modifies or truncates a mapped
+    // file. Changes from outside it (a user truncating the file while a server runs)
+    // are not covered: rule 7 says so.
+    unsafe { crate::snapshot::mapped::map(&file) }
 }
 
 /// A Go opm cache in `dir`, by layout name.
@@ -244,9 +240,12 @@ fn read_warm(
     let views = map_file(&ours.join(INDEX_FILE))
         .map_err(|e| e.to_string())
         .and_then(|buf| {
-            crate::views::registry::read_cache(buf, root, options.limits).map_err(|e| e.to_string())
+            let views = crate::views::registry::read_cache(buf.clone(), root, options.limits)
+                .map_err(|e| e.to_string())?;
+            crate::snapshot::mapped::forget_touched(&buf);
+            Ok((views, buf.len() as u64))
         });
-    let crate::views::registry::CachedViews { tables, index } = match views {
+    let (crate::views::registry::CachedViews { tables, index }, mapped_bytes) = match views {
         Ok(views) => views,
         Err(e) => {
             notes.stale = Some(format!(
@@ -265,6 +264,7 @@ fn read_warm(
         parse: digest_time,
         index: t1.elapsed(),
         warnings: load::oversize_warnings(&index),
+        mapped_bytes,
         ..LoadReport::default()
     };
     Ok(Some(LoadedCatalog {

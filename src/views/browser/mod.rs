@@ -73,6 +73,40 @@ pub struct Card {
     pub search: String,
 }
 
+impl Card {
+    /// The length of its text: the strings a card holds (links and owned CRDs,
+    /// small, are left out).
+    fn text_bytes(&self) -> usize {
+        let l = &self.listing;
+        let lists = |v: &[String]| v.iter().map(String::len).sum::<usize>();
+        [
+            &self.name,
+            &self.default_channel,
+            &self.head_version,
+            &self.search,
+            &l.display_name,
+            &l.provider,
+            &l.provider_url,
+            &l.summary,
+            &l.description,
+            &l.capability,
+            &l.maturity,
+            &l.container_image,
+            &l.repository,
+            &l.created_at,
+            &l.min_kube_version,
+        ]
+        .iter()
+        .map(|s| s.len())
+        .sum::<usize>()
+            + lists(&self.apis)
+            + lists(&l.keywords)
+            + lists(&l.categories)
+            + self.icon.as_ref().map_or(0, String::len)
+            + self.deprecated.as_ref().map_or(0, String::len)
+    }
+}
+
 /// The browser's data for one snapshot.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Browser {
@@ -81,6 +115,12 @@ pub struct Browser {
 }
 
 impl Browser {
+    /// Bytes the cards' text takes (their strings; the structs around them are
+    /// not counted).
+    pub fn held_bytes(&self) -> usize {
+        self.cards.iter().map(Card::text_bytes).sum()
+    }
+
     /// Reads every package's card.
     pub fn build(tables: &Tables) -> Browser {
         let cards = tables.packages().iter().map(|p| card(tables, p)).collect();

@@ -43,7 +43,14 @@ pub const MAX_RESULT_BYTES: usize = 32 << 20;
 pub struct GraphqlCatalog {
     schema: async_graphql::dynamic::Schema,
     fields: usize,
+    /// Rows indexed (metas with a schema).
+    rows: usize,
 }
+
+/// What one field of a derived schema costs async-graphql's dynamic schema, roughly
+/// (its name, type reference and resolver closure in maps keyed by name): the
+/// estimate [`GraphqlCatalog::held_bytes`] uses.
+const SCHEMA_FIELD_BYTES: usize = 512;
 
 impl std::fmt::Debug for GraphqlCatalog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -94,9 +101,21 @@ impl GraphqlCatalog {
             }
             rows.entry(schema.to_string()).or_default().push(row as u32);
         }
+        let indexed = rows.values().map(Vec::len).sum();
         let pages = Arc::new(ViewPages { view, rows });
         let schema = types::build(&catalog, pages)?;
-        Ok(GraphqlCatalog { schema, fields })
+        Ok(GraphqlCatalog {
+            schema,
+            fields,
+            rows: indexed,
+        })
+    }
+
+    /// An estimate of the bytes the schema holds: its row index, and
+    /// [`SCHEMA_FIELD_BYTES`] per field of the dynamic schema (its metas are the
+    /// HTTP view's, not counted again).
+    pub fn held_bytes(&self) -> usize {
+        self.rows * std::mem::size_of::<u32>() + self.fields * SCHEMA_FIELD_BYTES
     }
 
     /// The fields of the derived schema (see [`CatalogSchema::field_count`]).

@@ -27,6 +27,7 @@ fn catalog(objects: Vec<String>) -> GraphqlCatalog {
         schema.add("olm.bundle", &object);
     }
     GraphqlCatalog {
+        rows: objects.len(),
         fields: schema.field_count(),
         schema: types::build(&schema, Arc::new(Fixed(objects))).unwrap(),
     }

@@ -52,6 +52,7 @@ pub fn http_config(dir: &Path, name: &str) -> ServeConfig {
                 catalog_name: name.to_string(),
                 limits: fbc_registry::http::HttpLimits::default(),
                 browser: true,
+                eager_views: false,
             },
         )),
         ..test_config(dir)

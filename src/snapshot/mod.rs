@@ -142,7 +142,7 @@ impl Snapshot {
             )
         }];
         if let Some(view) = self.http.get() {
-            held.push(Held::new("http", Place::Memory, view.held_bytes()));
+            held.push(Held::new("http", Place::Memory, view.bytes().total()));
         }
         if let Some(Ok(schema)) = self.graphql.get() {
             held.push(Held::new("graphql", Place::Memory, schema.held_bytes()));

@@ -48,14 +48,6 @@ pub struct Segments {
 }
 
 impl Segments {
-    /// Bytes held: the compressed segments and their tables.
-    pub fn held_bytes(&self) -> usize {
-        self.buffer.len()
-            + std::mem::size_of_val(&*self.bounds)
-            + std::mem::size_of_val(&*self.crcs)
-            + std::mem::size_of_val(&*self.prefix)
-    }
-
     /// Compresses every piece (on all cores).
     pub fn compress(pieces: &[&[u8]]) -> Segments {
         let compressed =

@@ -179,13 +179,6 @@ impl HttpView {
         }
     }
 
-    /// Bytes this view holds: the JSON Lines, their gzip, the offsets, and the
-    /// per-meta gzip segments once a filtered gzip answer built them.
-    pub fn held_bytes(&self) -> usize {
-        let segments = self.segments.get().map_or(0, gzip::Segments::held_bytes);
-        self.jsonl.len() + self.all_gzip.len() + std::mem::size_of_val(&*self.offsets) + segments
-    }
-
     /// The number of metas.
     pub fn len(&self) -> usize {
         self.offsets.len() - 1
@@ -215,6 +208,13 @@ pub struct ViewBytes {
     pub gzip: usize,
     /// The per-meta gzip segments (0 until a gzipped `/metas` answer needed them).
     pub segments: usize,
+}
+
+impl ViewBytes {
+    /// All of them.
+    pub fn total(&self) -> usize {
+        self.jsonl + self.gzip + self.segments
+    }
 }
 
 /// `"<digest>-<version hash>"`: a new release (whose normaliser may differ)

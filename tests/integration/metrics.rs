@@ -18,19 +18,30 @@ struct Server {
     metrics: SocketAddr,
 }
 
-async fn start(dir: &std::path::Path) -> Server {
-    let args = [
-        std::ffi::OsString::from("--watch=false"),
-        "-t".into(),
-        "/dev/null".into(),
-        "--http-addr=127.0.0.1:0".into(),
-        "--metrics-addr=127.0.0.1:0".into(),
-        "--catalog-name=metrics-test".into(),
-        dir.into(),
-    ];
-    let served = tokio::task::spawn_blocking(move || process::serve(args))
+/// The binary serving `dir` with metrics on a port it picks, and `flags`.
+async fn serve_with(dir: &std::path::Path, flags: &[&str]) -> Served {
+    let mut args: Vec<std::ffi::OsString> = [
+        "--watch=false",
+        "-t",
+        "/dev/null",
+        "--metrics-addr=127.0.0.1:0",
+    ]
+    .iter()
+    .chain(flags)
+    .map(Into::into)
+    .collect();
+    args.push(dir.into());
+    tokio::task::spawn_blocking(move || process::serve(args))
         .await
-        .expect("join");
+        .expect("join")
+}
+
+async fn start(dir: &std::path::Path) -> Server {
+    let served = serve_with(
+        dir,
+        &["--http-addr=127.0.0.1:0", "--catalog-name=metrics-test"],
+    )
+    .await;
     let grpc = served.grpc();
     let (Some(http), Some(metrics)) = (served.addrs.http, served.addrs.metrics) else {
         panic!("no HTTP or metrics address:\n{}", served.stderr());
@@ -271,16 +282,7 @@ fn held(scrape: &prometheus_parse::Scrape, holder: &str) -> Option<(String, f64)
 #[tokio::test]
 async fn no_view_is_built_for_a_protocol_that_is_not_served() {
     let dir = fixture("catalog-a");
-    let args = [
-        std::ffi::OsString::from("--watch=false"),
-        "-t".into(),
-        "/dev/null".into(),
-        "--metrics-addr=127.0.0.1:0".into(),
-        dir.clone().into(),
-    ];
-    let served = tokio::task::spawn_blocking(move || process::serve(args))
-        .await
-        .expect("join");
+    let served = serve_with(&dir, &[]).await;
     let Some(metrics) = served.addrs.metrics else {
         panic!("no metrics address:\n{}", served.stderr());
     };
@@ -334,18 +336,7 @@ async fn no_view_is_built_for_a_protocol_that_is_not_served() {
     assert_eq!(held(&after, "browser"), None);
 
     // --eager-views: both are built at publish, before any request.
-    let args = [
-        std::ffi::OsString::from("--watch=false"),
-        "-t".into(),
-        "/dev/null".into(),
-        "--http-addr=127.0.0.1:0".into(),
-        "--metrics-addr=127.0.0.1:0".into(),
-        "--eager-views".into(),
-        dir.into(),
-    ];
-    let eager = tokio::task::spawn_blocking(move || process::serve(args))
-        .await
-        .expect("join");
+    let eager = serve_with(&dir, &["--http-addr=127.0.0.1:0", "--eager-views"]).await;
     let Some(metrics) = eager.addrs.metrics else {
         panic!("no metrics address:\n{}", eager.stderr());
     };

@@ -145,10 +145,8 @@ pub fn first_load(config: &ServeConfig) -> Result<LoadedCatalog, StartError> {
     match crate::snapshot::cache::load(&config.root, cache, &config.load) {
         Ok(cached) => {
             log_cache_outcome(cache, &cached);
-            Ok(match cached.outcome {
-                Outcome::Warm => cached.catalog,
-                _ => spill(cached.catalog),
-            })
+            // a warm or freshly written cache is already served from its file
+            Ok(spill(cached.catalog))
         }
         Err(CacheError::Catalog(d)) => Err(StartError::Catalog(d)),
         Err(other) => Err(StartError::Cache(other)),

@@ -5,7 +5,6 @@
 //! [`ServeConfig`] the app runs from.
 
 use super::values::LimitArgs;
-mod memory;
 use super::values::parse_duration;
 #[cfg(test)]
 use super::values::{parse_depth, parse_size};
@@ -17,9 +16,11 @@ use crate::snapshot::poll::PollConfig;
 use crate::transport::limits::HANDSHAKE_TIMEOUT;
 use crate::transport::limits::TransportLimits;
 use clap::{Parser, Subcommand, ValueEnum};
-pub use memory::MemoryArgs;
 use std::path::PathBuf;
 use std::time::Duration;
+
+mod memory;
+pub use memory::MemoryArgs;
 
 /// `opm serve`'s port, the gRPC port when `--port` is not given.
 pub const DEFAULT_PORT: u16 = 50051;

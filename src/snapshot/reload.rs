@@ -34,8 +34,9 @@
 //!    triggers reload. A failed swap keeps the served root and image, and tells the poller
 //!    why (its status says `Retrying` or `Blocked`).
 //! 8. **The cache follows**: with an index cache directory, every successful
-//!    reload rewrites the cache (see [`crate::snapshot::cache::store`]) before the next
-//!    rebuild starts, so a restart finds the catalog that was being served.
+//!    rebuild writes the cache before it is published and is then served from that
+//!    file (see [`crate::snapshot::cache::store_and_serve`]), so a restart finds the
+//!    catalog that was being served and the catalog is written once, not spilled too.
 
 use crate::snapshot::Publisher;
 use crate::snapshot::deadline::Overdue;
@@ -375,10 +376,15 @@ async fn rebuild(config: &ReloadConfig, root: &Path) -> Result<LoadedCatalog, Re
     let root = root.to_path_buf();
     let options = config.options;
     let spill = config.spill.clone();
+    let cache_dir = config.cache_dir.clone();
     let thread = std::thread::Builder::new()
         .name("catalog-reload".into())
         .spawn(move || {
             let loaded = load::load(&root, &options).map(|catalog| {
+                let catalog = match &cache_dir {
+                    Some(dir) => rewrite_cache(dir, catalog, &root, options.limits),
+                    None => catalog,
+                };
                 crate::snapshot::spill::spill_logged(catalog, &spill, &root, options.limits)
             });
             let _ = tx.send(loaded);
@@ -405,7 +411,7 @@ async fn rebuild(config: &ReloadConfig, root: &Path) -> Result<LoadedCatalog, Re
     }
 }
 
-/// Publishes a rebuilt catalog, logs it, and rewrites the cache (rule 8); its generation.
+/// Publishes a rebuilt catalog and logs it; its generation.
 async fn publish(
     publisher: &mut Publisher,
     loaded: LoadedCatalog,
@@ -434,25 +440,28 @@ async fn publish(
         since_change_ms = first_trigger.elapsed().as_millis() as u64,
         "reload latency"
     );
-    let (Some(dir), Some(snapshot)) = (config.cache_dir.clone(), publisher.current()) else {
-        return generation;
-    };
-    let digest = report.digest;
-    let written = tokio::task::spawn_blocking(move || {
-        crate::snapshot::cache::store(&dir, &snapshot.tables, &snapshot.registry, digest)
-            .map_err(|e| (dir, e))
-    })
-    .await;
+    generation
+}
+
+/// Rule 8: `catalog`, just rebuilt, written as the index cache in `dir` and served
+/// from that file (a failure to write is logged; the catalog is then spilled as usual).
+fn rewrite_cache(
+    dir: &Path,
+    catalog: LoadedCatalog,
+    root: &Path,
+    limits: fbc_catalog::source::ParseLimits,
+) -> LoadedCatalog {
+    let digest = catalog.report.digest;
+    let (catalog, written) = crate::snapshot::cache::store_and_serve(dir, catalog, root, limits);
     match written {
-        Ok(Ok(())) => tracing::info!(generation, digest = %digest, "index cache rewritten"),
-        Ok(Err((dir, e))) => tracing::warn!(
+        Ok(()) => tracing::info!(digest = %digest, "index cache rewritten"),
+        Err(e) => tracing::warn!(
             cache = %dir.display(),
             error = %e,
             "cannot rewrite the index cache after the reload; a restart will rebuild it"
         ),
-        Err(e) => tracing::warn!(error = %e, "the cache writer failed"),
     }
-    generation
+    catalog
 }
 
 /// Watches `root` recursively and its parent for the root itself being replaced.

@@ -20,7 +20,6 @@
 //! explicitly.
 
 use crate::snapshot::load::{LoadedCatalog, release_memory};
-use bytes::Bytes;
 use fbc_catalog::source::ParseLimits;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -61,15 +60,14 @@ impl Spill {
 }
 
 /// What spilling did, for the load's log line and metrics.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Spilled {
     /// The catalog's bytes are in a mapped file of this many bytes.
     Mapped {
         /// Bytes written.
         bytes: u64,
     },
-    /// The catalog stays in memory, for this reason.
-    #[default]
+    /// The catalog stays in memory: spilling is off, or the directory is memory-backed.
     InMemory,
     /// Spilling failed (the reason); the catalog stays in memory.
     Failed(String),
@@ -79,12 +77,18 @@ pub enum Spilled {
 /// docs); `root` and `limits` are what the tables need to read metas again. Never fails:
 /// a catalog that cannot be spilled is returned as it was, with the reason. The time it
 /// took is added to the report.
+#[allow(unsafe_code)]
 pub fn spill(
     catalog: LoadedCatalog,
     how: &Spill,
     root: &Path,
     limits: ParseLimits,
 ) -> (LoadedCatalog, Spilled) {
+    let bytes = catalog.report.mapped_bytes;
+    if bytes > 0 {
+        // already served from a file (a warm start, or the index cache just written)
+        return (catalog, Spilled::Mapped { bytes });
+    }
     let started = Instant::now();
     let dir = match how.dir() {
         Ok(dir) => dir,
@@ -93,36 +97,82 @@ pub fn spill(
             return (catalog, Spilled::InMemory);
         }
     };
-    let mapped = write_and_map(&catalog, &dir).and_then(|(image, bytes)| {
-        let views = crate::views::registry::read_cache(image.clone(), root, limits)
-            .map_err(|e| format!("the spilled image does not decode: {e}"))?;
-        crate::snapshot::mapped::forget_touched(&image);
-        Ok((views, bytes))
-    });
-    match mapped {
-        Ok((views, bytes)) => {
-            let LoadedCatalog {
-                tables,
-                registry,
-                mut report,
-            } = catalog;
-            // freed before the allocator is asked to hand the pages back
-            drop((tables, registry));
-            release_memory();
-            report.spill = started.elapsed();
-            report.mapped_bytes = bytes;
-            let catalog = LoadedCatalog {
-                tables: views.tables,
-                registry: views.index,
-                report,
-            };
-            (catalog, Spilled::Mapped { bytes })
-        }
+    let written = write_nameless(&catalog, &dir);
+    // SAFETY: the file has no name; this process wrote it whole and never writes it again.
+    let served = written.and_then(|file| unsafe { served_from(&file, root, limits) });
+    match served {
+        Ok(views) => swap(catalog, views, started),
         Err(why) => {
             let why = format!("cannot spill the catalog to {}: {why}", dir.display());
             (catalog, Spilled::Failed(why))
         }
     }
+}
+
+/// `catalog`, served from `file`, which holds its image as
+/// [`crate::views::registry::write_cache`] wrote it (the index cache's own file, just
+/// written). A catalog whose file cannot be mapped or decoded is returned as it was,
+/// with the reason.
+///
+/// # Safety
+///
+/// As [`crate::snapshot::mapped::map`]: nothing modifies `file` while it is mapped.
+#[allow(unsafe_code)]
+pub(crate) unsafe fn serve_from_file(
+    catalog: LoadedCatalog,
+    file: &std::fs::File,
+    root: &Path,
+    limits: ParseLimits,
+) -> (LoadedCatalog, Spilled) {
+    let started = Instant::now();
+    // SAFETY: the caller's promise.
+    match unsafe { served_from(file, root, limits) } {
+        Ok(views) => swap(catalog, views, started),
+        Err(why) => (catalog, Spilled::Failed(why)),
+    }
+}
+
+/// The mapped, decoded image in `file` and its length.
+///
+/// # Safety
+///
+/// As [`crate::snapshot::mapped::map`]: nothing modifies `file` while it is mapped.
+#[allow(unsafe_code)]
+unsafe fn served_from(
+    file: &std::fs::File,
+    root: &Path,
+    limits: ParseLimits,
+) -> Result<(crate::views::registry::CachedViews, u64), String> {
+    // SAFETY: the caller's promise.
+    let image = unsafe { crate::snapshot::mapped::map(file) }.map_err(|e| e.to_string())?;
+    let views = crate::views::registry::read_cache(image.clone(), root, limits)
+        .map_err(|e| format!("the written image does not decode: {e}"))?;
+    crate::snapshot::mapped::forget_touched(&image);
+    Ok((views, image.len() as u64))
+}
+
+/// `catalog`'s report with the mapped `views` in place of what it built, which is freed.
+fn swap(
+    catalog: LoadedCatalog,
+    (views, bytes): (crate::views::registry::CachedViews, u64),
+    started: Instant,
+) -> (LoadedCatalog, Spilled) {
+    let LoadedCatalog {
+        tables,
+        registry,
+        mut report,
+    } = catalog;
+    // freed before the allocator is asked to hand the pages back
+    drop((tables, registry));
+    release_memory();
+    report.spill = started.elapsed();
+    report.mapped_bytes = bytes;
+    let catalog = LoadedCatalog {
+        tables: views.tables,
+        registry: views.index,
+        report,
+    };
+    (catalog, Spilled::Mapped { bytes })
 }
 
 /// [`spill`], logging why a catalog stays in memory when spilling failed.
@@ -139,23 +189,15 @@ pub fn spill_logged(
     catalog
 }
 
-/// Writes `catalog`'s image to an unlinked file in `dir` and maps it; the mapping and
-/// its length.
-#[allow(unsafe_code)]
-fn write_and_map(catalog: &LoadedCatalog, dir: &Path) -> Result<(Bytes, u64), String> {
+/// Writes `catalog`'s image to a file without a name in `dir`.
+fn write_nameless(catalog: &LoadedCatalog, dir: &Path) -> Result<std::fs::File, String> {
     let tables = catalog.tables.get().map_err(|e| e.to_string())?;
     let file = tempfile::tempfile_in(dir).map_err(|e| e.to_string())?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
     crate::views::registry::write_cache(&mut out, tables, &catalog.registry)
         .and_then(|()| out.flush())
         .map_err(|e| e.to_string())?;
-    let file = out.into_inner().map_err(|e| e.error().to_string())?;
-    // SAFETY: the file was created without a name (or unlinked at once) by this
-    // process and written completely above; no other process can open it, and this
-    // program never writes to it again, so the mapped bytes never change.
-    let map = unsafe { crate::snapshot::mapped::map(&file) }.map_err(|e| e.to_string())?;
-    let len = map.len() as u64;
-    Ok((map, len))
+    out.into_inner().map_err(|e| e.error().to_string())
 }
 
 /// Whether `dir` is on `tmpfs` or `ramfs`, whose pages are memory.

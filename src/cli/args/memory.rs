@@ -15,7 +15,8 @@ pub struct MemoryArgs {
     /// (tmpfs), where the catalog stays in memory.
     #[arg(long, value_name = "DIR", conflicts_with = "no_spill")]
     pub spill_dir: Option<PathBuf>,
-    /// Keep every loaded catalog in the process's own memory (no spill file).
+    /// Keep a catalog loaded without --cache-dir in the process's own memory (no spill
+    /// file; with --cache-dir the catalog is served from the cache file it writes).
     #[arg(long)]
     pub no_spill: bool,
 }

@@ -188,12 +188,8 @@ pub fn load(
     }
     check_integrity(root, cfg, &notes)?;
     let catalog = load::load(root, options).map_err(CacheError::Catalog)?;
-    let outcome = match store(
-        &cfg.dir,
-        &catalog.tables,
-        &catalog.registry,
-        catalog.report.digest,
-    ) {
+    let (catalog, stored) = store_and_serve(&cfg.dir, catalog, root, options.limits);
+    let outcome = match stored {
         Ok(()) => Outcome::BuiltAndWritten,
         Err(message) if cfg.must_write => {
             return Err(CacheError::Write {
@@ -348,15 +344,46 @@ fn check_integrity(root: &Path, cfg: &CacheConfig, notes: &Notes) -> Result<(), 
     )))
 }
 
+/// `catalog`, freshly built, written as the cache in `cache_dir` ([`store`]) and then
+/// served from that very file, mapped (as a spill would, without writing the catalog
+/// a second time; see [`crate::snapshot::spill`]). A reload calls this so that a
+/// restart finds the catalog it was serving. The catalog comes back in memory, with the
+/// reason, when the cache cannot be written; one written but not mapped stays in memory
+/// (logged).
+#[allow(unsafe_code)]
+pub fn store_and_serve(
+    cache_dir: &Path,
+    catalog: LoadedCatalog,
+    root: &Path,
+    limits: fbc_catalog::source::ParseLimits,
+) -> (LoadedCatalog, Result<(), String>) {
+    let digest = catalog.report.digest;
+    let written = store(cache_dir, &catalog.tables, &catalog.registry, digest);
+    match written {
+        Ok(file) => {
+            // SAFETY: `store` wrote the file whole under a name of this process's own
+            // and renamed it into place; this program only ever replaces it by rename
+            // (rules 6 and 7), so the open file never changes.
+            let (catalog, served) =
+                unsafe { crate::snapshot::spill::serve_from_file(catalog, &file, root, limits) };
+            if let crate::snapshot::spill::Spilled::Failed(why) = served {
+                tracing::warn!("the index cache was written but cannot be served from: {why}");
+            }
+            (catalog, Ok(()))
+        }
+        Err(why) => (catalog, Err(why)),
+    }
+}
+
 /// Writes `index`, built from a catalog with `digest`, as the cache in `cache_dir`
-/// (rules 6 and 7: temporary files, synced, renamed, digest last). A reload calls
-/// this so that a restart finds the catalog it was serving.
-pub fn store(
+/// (rules 6 and 7: temporary files, synced, renamed, digest last); the index file,
+/// open (the same file whatever later replaces its name).
+fn store(
     cache_dir: &Path,
     tables: &crate::views::registry::SnapshotTables,
     index: &RegistryView,
     digest: CatalogDigest,
-) -> Result<(), String> {
+) -> Result<std::fs::File, String> {
     let tables = tables.get().map_err(|e| e.to_string())?;
     let files = tables
         .metas()
@@ -382,7 +409,7 @@ fn write(
     index: &RegistryView,
     digest: &str,
     fingerprint: Option<&str>,
-) -> Result<(), String> {
+) -> Result<std::fs::File, String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     // An old digest must not vouch for a half-written index.
     match std::fs::remove_file(dir.join(DIGEST_FILE)) {
@@ -400,7 +427,7 @@ fn write(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e.to_string()),
     }
-    put(INDEX_FILE, &|out| {
+    let index_file = put(INDEX_FILE, &|out| {
         crate::views::registry::write_cache(out, tables, index)
     })?;
     if let Some(fingerprint) = fingerprint {
@@ -408,37 +435,51 @@ fn write(
             out.write_all(fingerprint.as_bytes())
         })?;
     }
-    put(DIGEST_FILE, &|out| out.write_all(digest.as_bytes()))
+    put(DIGEST_FILE, &|out| out.write_all(digest.as_bytes()))?;
+    Ok(index_file)
 }
 
 /// Writes file `name` in `dir` under a temporary name of this process's own,
 /// created fresh, synced, then renamed into place: two servers sharing a cache
 /// directory never write the same file, and a file is complete and on disk
-/// before it is renamed, so a mapped index never changes under us.
+/// before it is renamed, so a mapped index never changes under us. Returns the file,
+/// open for reading.
 fn replace_file(
     dir: &Path,
     name: &str,
     write: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
-) -> Result<(), String> {
+) -> Result<std::fs::File, String> {
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.{stamp}.tmp", std::process::id()));
-    let written = std::fs::File::create_new(&tmp).and_then(|file| {
+    let created = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&tmp);
+    let written = created.and_then(|file| {
         let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
         write(&mut out)?;
         let file = out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()
+        file.sync_all()?;
+        Ok(file)
     });
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e.to_string());
+    let file = match written {
+        Ok(file) => file,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e.to_string());
+        }
+    };
+    match std::fs::rename(&tmp, dir.join(name)) {
+        Ok(()) => Ok(file),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e.to_string())
+        }
     }
-    std::fs::rename(&tmp, dir.join(name)).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        e.to_string()
-    })
 }
 
 #[cfg(test)]

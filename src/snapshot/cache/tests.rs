@@ -239,3 +239,35 @@ fn a_touched_file_is_hashed_again_and_the_fingerprint_refreshed() {
         "same digest"
     );
 }
+
+/// A cold start writes the cache once and is served from that file: the index is not
+/// also spilled, and its answers are the in-memory build's.
+#[test]
+fn a_cold_start_is_served_from_the_cache_it_wrote() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = catalog(tmp.path());
+    let dir = tmp.path().join("cache");
+    let built = load(&root, &cfg(&dir, false)).expect("cold");
+    assert_eq!(built.outcome, Outcome::BuiltAndWritten);
+    let written = std::fs::metadata(dir.join(SUBDIR).join(INDEX_FILE)).expect("index.pb");
+    assert_eq!(built.catalog.report.mapped_bytes, written.len());
+    let in_memory = crate::snapshot::load::load(&root, &LoadOptions::default()).expect("load");
+    assert_eq!(
+        built.catalog.registry.to_bytes(),
+        in_memory.registry.to_bytes()
+    );
+    // spilling it again is a no-op: nothing is written twice
+    let (again, how) = crate::snapshot::spill::spill(
+        built.catalog,
+        &crate::snapshot::spill::Spill::Dir(tmp.path().join("no such dir")),
+        &root,
+        Default::default(),
+    );
+    assert_eq!(
+        how,
+        crate::snapshot::spill::Spilled::Mapped {
+            bytes: written.len()
+        }
+    );
+    assert_eq!(again.report.stats.bundles, 3);
+}

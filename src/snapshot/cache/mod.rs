@@ -358,6 +358,7 @@ pub fn store_and_serve(
     limits: fbc_catalog::source::ParseLimits,
 ) -> (LoadedCatalog, Result<(), String>) {
     let digest = catalog.report.digest;
+    let started = Instant::now();
     let written = store(cache_dir, &catalog.tables, &catalog.registry, digest);
     match written {
         Ok(file) => {
@@ -369,6 +370,9 @@ pub fn store_and_serve(
             if let crate::snapshot::spill::Spilled::Failed(why) = served {
                 tracing::warn!("the index cache was written but cannot be served from: {why}");
             }
+            let mut catalog = catalog;
+            // the report's spill time is writing and mapping, here as in a spill
+            catalog.report.spill = started.elapsed();
             (catalog, Ok(()))
         }
         Err(why) => (catalog, Err(why)),

@@ -248,6 +248,14 @@ fn first_load_with_deadline(
 
 fn serve(args: &ServeArgs) -> ExitCode {
     init_logging(args.debug, args.log_format);
+    if let Some(target) = args.memory.target() {
+        crate::snapshot::budget::set_target(target.bytes);
+        tracing::info!(
+            bytes = target.bytes,
+            from = target.from,
+            "memory target set"
+        );
+    }
     if args.several() {
         return many::serve(args);
     }

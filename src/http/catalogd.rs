@@ -106,31 +106,33 @@ pub async fn all(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) 
         Ok(view) => view,
         Err(reply) => return *reply,
     };
-    let selection = view.all();
+    let identity = view.all_identity();
     let resource = Resource {
         view: &view,
         content_type: JSONL,
-        size: selection.identity.len,
+        size: identity.len,
         ranges: true,
         typed_412: true,
     };
     let head = method == Method::HEAD;
     match content::plan(&method, &headers, resource) {
         Plan::Reply(reply) => reply,
-        Plan::Whole(encoding) => {
-            let body = match encoding {
-                Encoding::Identity => selection.identity,
-                Encoding::Gzip => selection.gzip,
-            };
-            content::whole(head, resource, encoding, body)
+        Plan::Whole(Encoding::Identity) => {
+            content::whole(head, resource, Encoding::Identity, identity)
+        }
+        Plan::Whole(Encoding::Gzip) if view.gzip_on_request() => {
+            // Under a memory target nothing gzipped is kept: compress now, off the runtime.
+            let for_gzip = view.clone();
+            match tokio::task::spawn_blocking(move || for_gzip.all().gzip).await {
+                Ok(gzip) => content::whole(head, resource, Encoding::Gzip, gzip),
+                Err(e) => view_error(ViewError::Failed(format!("gzip failed: {e}"))),
+            }
+        }
+        Plan::Whole(Encoding::Gzip) => {
+            content::whole(head, resource, Encoding::Gzip, view.all().gzip)
         }
         Plan::Ranges(ranges) => {
-            let whole = selection
-                .identity
-                .parts
-                .first()
-                .cloned()
-                .unwrap_or_default();
+            let whole = identity.parts.first().cloned().unwrap_or_default();
             let spec = headers
                 .get(http::header::RANGE)
                 .map(|v| v.as_bytes())
@@ -179,7 +181,7 @@ pub async fn metas(state: ApiState, method: Method, uri: Uri, headers: HeaderMap
         Plan::Whole(Encoding::Gzip) => {
             // Only the first gzipped answer compresses (on the blocking pool);
             // after that a selection is slices and a CRC combination, done inline.
-            let gzip = if view.segments_ready() {
+            let gzip = if view.segments_ready() && !view.gzip_on_request() {
                 view.select(&chosen).gzip
             } else {
                 let for_gzip = view.clone();

@@ -16,8 +16,11 @@
 //! | [`reload`] | file changes, SIGHUP, a new image → new snapshots, or the last good one kept |
 //! | [`poll`] | a registry tag, polled → new images handed to [`reload`] |
 //! | [`status`] | where the served catalog came from and how its updates fare (catalogd's conditions) |
+//! | [`views`] | a view built on first use, kept or dropped again |
+//! | [`budget`] | the memory target → which built views are kept |
 //! | this module | a loaded catalog → the published, atomically swapped [`Snapshot`] |
 
+pub mod budget;
 pub mod cache;
 pub(crate) mod deadline;
 pub(crate) mod fetch;
@@ -27,15 +30,17 @@ pub mod poll;
 pub mod reload;
 pub mod spill;
 pub mod status;
+pub mod views;
 
 use crate::snapshot::load::LoadedCatalog;
 use crate::views::browser::Browser;
-use crate::views::catalogd::{HttpView, ViewError, whole_seconds};
+use crate::views::catalogd::{Gzip, HttpView, ViewError, whole_seconds};
 use crate::views::graphql::GraphqlCatalog;
 use crate::views::graphql::types::SchemaError;
 use crate::views::registry::RegistryView;
 use crate::views::registry::SnapshotTables;
 use arc_swap::ArcSwapOption;
+use budget::ViewKind;
 use fbc_catalog::source::CatalogDigest;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -65,23 +70,34 @@ pub struct Snapshot {
     /// a date, or a client revalidating by date misses the second), and equal to
     /// the previous generation's when the digest did not change.
     pub last_modified: SystemTime,
-    http: tokio::sync::OnceCell<Arc<HttpView>>,
-    graphql: tokio::sync::OnceCell<Result<Arc<GraphqlCatalog>, SchemaError>>,
-    browser: tokio::sync::OnceCell<Arc<Browser>>,
+    http: views::ViewCell<HttpView>,
+    graphql: views::ViewCell<Result<Arc<GraphqlCatalog>, SchemaError>>,
+    browser: views::ViewCell<Browser>,
 }
 
 impl Snapshot {
     /// The HTTP view, built on a blocking thread the first time it is asked for
-    /// (callers asking meanwhile wait for the same build).
+    /// (callers asking meanwhile wait for the same build), and again after the
+    /// memory target dropped it. Under a target it keeps no gzip.
     pub async fn http_view(self: &Arc<Self>) -> Result<Arc<HttpView>, ViewError> {
-        let build = self.on_tables("the HTTP view build", |this, tables| {
-            Ok(Arc::new(HttpView::build(
-                tables.metas(),
-                this.digest,
-                this.last_modified,
-            )?))
-        });
-        self.http.get_or_try_init(|| build).await.cloned()
+        let gzip = match budget::target() {
+            Some(_) => Gzip::OnRequest,
+            None => Gzip::Kept,
+        };
+        let build = || {
+            self.on_tables("the HTTP view build", move |this, tables| {
+                Ok(HttpView::build(
+                    tables.metas(),
+                    this.digest,
+                    this.last_modified,
+                    gzip,
+                )?)
+            })
+        };
+        let keep = |view: &HttpView| budget::admit(self, ViewKind::Http, view.bytes().total());
+        let view = self.http.get_or_build(build, keep).await?;
+        budget::used(self, ViewKind::Http);
+        Ok(view)
     }
 
     /// The GraphQL schema, derived on a blocking thread the first time a query
@@ -113,18 +129,42 @@ impl Snapshot {
                     tracing::warn!(generation, build_ms, %error, "this catalog has no GraphQL schema")
                 }
             }
-            Ok(built)
+            Ok::<_, ViewError>(built)
         };
-        self.graphql.get_or_try_init(build).await.cloned()
+        let keep = |built: &Result<Arc<GraphqlCatalog>, SchemaError>| {
+            let bytes = built.as_ref().map_or(0, |schema| schema.held_bytes());
+            budget::admit(self, ViewKind::Graphql, bytes)
+        };
+        let built = self.graphql.get_or_build(build, keep).await?;
+        budget::used(self, ViewKind::Graphql);
+        Ok((*built).clone())
     }
 
     /// The catalog browser's cards, read on a blocking thread the first time a
     /// page asks for them.
     pub async fn browser(self: &Arc<Self>) -> Result<Arc<Browser>, ViewError> {
-        let build = self.on_tables("the browser's cards", |_, tables| {
-            Ok(Arc::new(Browser::build(tables)))
-        });
-        self.browser.get_or_try_init(|| build).await.cloned()
+        let build = || {
+            self.on_tables("the browser's cards", |_, tables| {
+                Ok(Browser::build(tables))
+            })
+        };
+        let keep = |browser: &Browser| budget::admit(self, ViewKind::Browser, browser.held_bytes());
+        let browser = self.browser.get_or_build(build, keep).await?;
+        budget::used(self, ViewKind::Browser);
+        Ok(browser)
+    }
+
+    /// Drops view `kind` (for the memory target; the next request builds it again).
+    /// Dropping the HTTP view drops the GraphQL schema that reads it.
+    fn forget_view(&self, kind: ViewKind) {
+        match kind {
+            ViewKind::Http => {
+                self.graphql.clear();
+                self.http.clear();
+            }
+            ViewKind::Graphql => self.graphql.clear(),
+            ViewKind::Browser => self.browser.clear(),
+        }
     }
 
     /// The bytes this snapshot holds, by holder, in a fixed order: the
@@ -144,7 +184,7 @@ impl Snapshot {
         if let Some(view) = self.http.get() {
             held.push(Held::new("http", Place::Memory, view.bytes().total()));
         }
-        if let Some(Ok(schema)) = self.graphql.get() {
+        if let Some(Ok(schema)) = self.graphql.get().as_deref() {
             held.push(Held::new("graphql", Place::Memory, schema.held_bytes()));
         }
         if let Some(browser) = self.browser.get() {
@@ -274,9 +314,9 @@ impl Publisher {
             mapped_bytes: catalog.report.mapped_bytes,
             published,
             last_modified,
-            http: tokio::sync::OnceCell::new(),
-            graphql: tokio::sync::OnceCell::new(),
-            browser: tokio::sync::OnceCell::new(),
+            http: Default::default(),
+            graphql: Default::default(),
+            browser: Default::default(),
         })));
         self.generations.send_replace(generation);
         generation

@@ -4,7 +4,7 @@
 
 use crate::harness::process::{self, Served};
 use crate::harness::{collect, copy_dir, fixture};
-use crate::http_client::get;
+use crate::http_client::{get, request};
 use fbc_registry::api::registry_client::RegistryClient;
 use fbc_registry::api::{GetPackageRequest, ListPackageRequest};
 use std::net::SocketAddr;
@@ -348,5 +348,88 @@ async fn no_view_is_built_for_a_protocol_that_is_not_served() {
         }
         assert!(Instant::now() < deadline, "--eager-views built nothing");
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `--memory-target` (#29): a view larger than the target is built for each request
+/// and never kept; views that fit one at a time replace each other, least recently
+/// used first; no gzip is kept, yet gzipped answers still decode to the identity
+/// bytes.
+#[tokio::test]
+async fn a_memory_target_keeps_only_the_views_that_fit() {
+    let dir = fixture("catalog-a");
+    let all_path = "/catalogs/metrics-test/api/v1/all";
+    let gzip = [("Accept-Encoding", "gzip")];
+    // The views' sizes, measured on a server without a target.
+    let free = start(&dir).await;
+    let identity = get(free.http, all_path).await;
+    assert_eq!(identity.status, 200);
+    assert_eq!(get(free.http, "/").await.status, 200);
+    let sizes = scrape(free.metrics).await;
+    let (_, browser) = held(&sizes, "browser").expect("the browser's cards");
+    let http = identity.body.len() as f64;
+
+    // A target smaller than every view: each is built, served, and dropped.
+    let tiny = serve_with(
+        &dir,
+        &[
+            "--http-addr=127.0.0.1:0",
+            "--catalog-name=metrics-test",
+            "--memory-target=1",
+        ],
+    )
+    .await;
+    let (Some(addr), Some(metrics)) = (tiny.addrs.http, tiny.addrs.metrics) else {
+        panic!("no HTTP or metrics address:\n{}", tiny.stderr());
+    };
+    for _ in 0..2 {
+        let plain = get(addr, all_path).await;
+        assert_eq!(plain.body, identity.body);
+        let zipped = request(addr, "GET", all_path, &gzip).await;
+        assert_eq!(zipped.header("content-encoding"), Some("gzip"));
+        assert_eq!(zipped.decoded(), identity.body);
+    }
+    let metas = "/catalogs/metrics-test/api/v1/metas?schema=olm.package";
+    let zipped = request(addr, "GET", metas, &gzip).await;
+    assert_eq!(zipped.decoded(), get(addr, metas).await.body);
+    assert_eq!(
+        held(&scrape(metrics).await, "http"),
+        None,
+        "kept over the target"
+    );
+    assert!(
+        tiny.stderr().contains("larger than --memory-target"),
+        "{}",
+        tiny.stderr()
+    );
+
+    // Room for either view, not both: each request keeps the one it used.
+    let target = format!("--memory-target={}", http.max(browser) as u64);
+    assert!(http + browser > http.max(browser));
+    let one = serve_with(
+        &dir,
+        &[
+            "--http-addr=127.0.0.1:0",
+            "--catalog-name=metrics-test",
+            &target,
+        ],
+    )
+    .await;
+    let (Some(addr), Some(metrics)) = (one.addrs.http, one.addrs.metrics) else {
+        panic!("no HTTP or metrics address:\n{}", one.stderr());
+    };
+    for round in 0..2 {
+        assert_eq!(get(addr, all_path).await.body, identity.body);
+        let now = scrape(metrics).await;
+        assert_eq!(held(&now, "http").map(|h| h.1), Some(http), "round {round}");
+        assert_eq!(held(&now, "browser"), None, "round {round}");
+        assert_eq!(get(addr, "/").await.status, 200);
+        let now = scrape(metrics).await;
+        assert_eq!(held(&now, "browser").map(|h| h.1), Some(browser));
+        assert_eq!(
+            held(&now, "http"),
+            None,
+            "round {round}: not dropped for the browser"
+        );
     }
 }

@@ -8,7 +8,9 @@
 //! with slices of those buffers — nothing is re-encoded or compressed per
 //! request. The per-meta gzip segments `/metas` needs ([`gzip::Segments`]) are
 //! made the first time a `/metas` answer is asked for gzipped: most clients
-//! (operator-controller among them) only ever read `/all`.
+//! (operator-controller among them) only ever read `/all`. Under a memory target
+//! ([`Gzip::OnRequest`]) no gzip is kept: each gzipped answer is compressed for
+//! its request.
 //!
 //! | module | in → out |
 //! |---|---|
@@ -72,14 +74,24 @@ pub struct Selection {
     pub gzip: Parts,
 }
 
+/// Whether a view keeps its gzip bodies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Gzip {
+    /// `/all` gzipped once at build, `/metas` segments on first use, both kept.
+    #[default]
+    Kept,
+    /// Nothing kept: each gzipped answer is compressed for its request.
+    OnRequest,
+}
+
 /// catalogd's bytes of one snapshot (see the module docs).
 #[derive(Debug)]
 pub struct HttpView {
     jsonl: Bytes,
     /// Meta `i` is `jsonl[offsets[i]..offsets[i + 1]]`.
     offsets: Box<[usize]>,
-    /// `jsonl` gzipped as one stream.
-    all_gzip: Bytes,
+    /// `jsonl` gzipped as one stream; `None` under [`Gzip::OnRequest`].
+    all_gzip: Option<Bytes>,
     segments: OnceLock<gzip::Segments>,
     /// The strong validator of the identity bytes of every resource of this view.
     pub etag: String,
@@ -90,12 +102,13 @@ pub struct HttpView {
 }
 
 impl HttpView {
-    /// Builds the view from the snapshot's metas (reading their JSON if not yet
-    /// read; blocking, compresses on all cores).
+    /// Builds the view from the snapshot's metas (reading their JSON; blocking,
+    /// compresses on all cores unless `gzip` is [`Gzip::OnRequest`]).
     pub fn build(
         metas: &MetaTable,
         digest: CatalogDigest,
         last_modified: SystemTime,
+        gzip: Gzip,
     ) -> Result<HttpView, MetaError> {
         let json = metas.json()?;
         let total: usize = json.iter().map(|j| j.len() + 1).sum();
@@ -107,7 +120,8 @@ impl HttpView {
             jsonl.push(b'\n');
             offsets.push(jsonl.len());
         }
-        let all_gzip = gzip::whole(&jsonl);
+        drop(json);
+        let all_gzip = (gzip == Gzip::Kept).then(|| gzip::whole(&jsonl));
         let etag = etag_of(digest);
         Ok(HttpView {
             jsonl: Bytes::from(jsonl),
@@ -120,19 +134,34 @@ impl HttpView {
         })
     }
 
-    /// Every meta (`/api/v1/all`).
+    /// Every meta (`/api/v1/all`); blocking when [`HttpView::gzip_on_request`]
+    /// (the gzip is compressed then).
     pub fn all(&self) -> Selection {
+        let gzip = match &self.all_gzip {
+            Some(gzip) => gzip.clone(),
+            None => gzip::whole(&self.jsonl),
+        };
         Selection {
-            identity: Parts::of(vec![self.jsonl.clone()]),
-            gzip: Parts::of(vec![self.all_gzip.clone()]),
+            identity: self.all_identity(),
+            gzip: Parts::of(vec![gzip]),
         }
+    }
+
+    /// Every meta's JSON Lines, identity only (never blocks).
+    pub fn all_identity(&self) -> Parts {
+        Parts::of(vec![self.jsonl.clone()])
+    }
+
+    /// Whether gzipped answers are compressed for each request ([`Gzip::OnRequest`]).
+    pub fn gzip_on_request(&self) -> bool {
+        self.all_gzip.is_none()
     }
 
     /// The metas `chosen` (ascending indexes of the meta table), in order, as
     /// identity bytes only.
     pub fn select_identity(&self, chosen: &[u32]) -> Parts {
         if chosen.len() + 1 == self.offsets.len() {
-            return self.all().identity;
+            return self.all_identity();
         }
         let identity = gzip::runs(chosen)
             .into_iter()
@@ -142,13 +171,18 @@ impl HttpView {
     }
 
     /// The metas `chosen`, identity and gzip (blocking the first time: the
-    /// segments are compressed then, on all cores).
+    /// segments are compressed then, on all cores; and every time when
+    /// [`HttpView::gzip_on_request`]).
     pub fn select(&self, chosen: &[u32]) -> Selection {
         if chosen.len() + 1 == self.offsets.len() {
             return self.all();
         }
         let identity = self.select_identity(chosen);
-        let gzip = self.segments().select(chosen);
+        let gzip = if self.gzip_on_request() {
+            vec![gzip::whole(&identity.to_vec())]
+        } else {
+            self.segments().select(chosen)
+        };
         Selection {
             identity,
             gzip: Parts::of(gzip),
@@ -193,7 +227,7 @@ impl HttpView {
     pub fn bytes(&self) -> ViewBytes {
         ViewBytes {
             jsonl: self.jsonl.len(),
-            gzip: self.all_gzip.len(),
+            gzip: self.all_gzip.as_ref().map_or(0, Bytes::len),
             segments: self.segments.get().map_or(0, gzip::Segments::bytes),
         }
     }

@@ -16,6 +16,10 @@ fn meta(schema: &str, package: &str, name: &str) -> Meta {
 }
 
 fn view() -> HttpView {
+    view_with(Gzip::Kept)
+}
+
+fn view_with(gzip: Gzip) -> HttpView {
     let rows = vec![
         meta("olm.package", "", "a"),
         meta("olm.channel", "a", "stable"),
@@ -37,6 +41,7 @@ fn view() -> HttpView {
         &table,
         CatalogDigest(7),
         UNIX_EPOCH + Duration::from_millis(1_500),
+        gzip,
     )
     .unwrap()
 }
@@ -58,6 +63,22 @@ fn all_is_every_meta_one_per_line() {
     assert!(text.ends_with("\"schema\":\"olm.bundle\"}\n"));
     assert_eq!(gunzip(&all.gzip), all.identity.to_vec());
     assert_eq!(all.identity.len, all.identity.to_vec().len() as u64);
+}
+
+#[test]
+fn a_view_under_a_memory_target_keeps_no_gzip_and_answers_the_same_bytes() {
+    let (kept, on_request) = (view(), view_with(Gzip::OnRequest));
+    assert!(!kept.gzip_on_request() && on_request.gzip_on_request());
+    assert_eq!(on_request.bytes().gzip, 0);
+    assert!(kept.bytes().gzip > 0);
+    assert_eq!(on_request.all().gzip.to_vec(), kept.all().gzip.to_vec());
+    let chosen = [0, 3];
+    let selected = on_request.select(&chosen);
+    assert_eq!(
+        gunzip(&selected.gzip),
+        kept.select(&chosen).identity.to_vec()
+    );
+    assert_eq!(on_request.bytes().segments, 0, "no segments kept either");
 }
 
 #[test]

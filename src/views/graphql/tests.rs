@@ -124,7 +124,13 @@ fn view_of_distinct_keys(count: usize, keys: usize) -> Arc<HttpView> {
         })
         .collect();
     let table = MetaTable::with_json(rows, json);
-    let view = HttpView::build(&table, Default::default(), std::time::UNIX_EPOCH).unwrap();
+    let view = HttpView::build(
+        &table,
+        Default::default(),
+        std::time::UNIX_EPOCH,
+        Default::default(),
+    )
+    .unwrap();
     Arc::new(view)
 }
 

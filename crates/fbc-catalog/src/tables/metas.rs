@@ -7,20 +7,21 @@
 //! serves: sorted keys, compact, numbers through float64, `<>&` literal), and the
 //! metas matching exact (schema, package, name) filters, in source order.
 //!
-//! A load does not keep the JSON: it would be a second copy of the catalog in
-//! memory, and re-encoding every blob costs about 15 % of a cold start. It is
-//! produced once per snapshot, when first asked for, by reading the catalog files
-//! again. Each file must still hash to what the load read (see
-//! [`crate::source::digest`]); if one changed, the JSON of that snapshot can no
-//! longer be produced ([`MetaError::Changed`]) and the reload that the change
-//! triggers brings a snapshot whose can.
+//! Neither a load nor this table keeps the JSON: it would be a second copy of the
+//! catalog in memory (the HTTP view, its one reader in the server, keeps its own
+//! JSON Lines), and re-encoding every blob costs about 15 % of a cold start. It is
+//! produced each time it is asked for, by reading the catalog files again. Each
+//! file must still hash to what the load read (see [`crate::source::digest`]); if
+//! one changed, the JSON of that snapshot can no longer be produced
+//! ([`MetaError::Changed`]) and the reload that the change triggers brings a
+//! snapshot whose can.
 
 use crate::model::Meta;
 use crate::source::{self, FileDigest, ParseLimits};
 use bytes::Bytes;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// Why the metas' JSON could not be produced.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -57,32 +58,31 @@ pub struct MetaTable {
     by_package: HashMap<String, Vec<u32>>,
     by_name: HashMap<String, Vec<u32>>,
     files: Option<CatalogFiles>,
-    json: OnceLock<Result<Arc<[Bytes]>, MetaError>>,
+    /// The JSON given up front ([`MetaTable::with_json`]), else read when asked for.
+    json: Option<Arc<[Bytes]>>,
 }
 
 impl MetaTable {
     /// The metas of a loaded catalog, whose JSON is read from `files` when asked for.
     pub fn new(rows: Vec<Meta>, files: CatalogFiles) -> MetaTable {
-        Self::indexed(rows, Some(files), OnceLock::new())
+        Self::indexed(rows, Some(files), None)
     }
 
     /// Metas without their JSON and with no files to read it from (built from
     /// text in memory, in tests and tools): [`MetaTable::json`] is an error.
     pub fn detached(rows: Vec<Meta>) -> MetaTable {
-        Self::indexed(rows, None, OnceLock::new())
+        Self::indexed(rows, None, None)
     }
 
     /// The metas with their JSON already at hand (one entry per row).
     pub fn with_json(rows: Vec<Meta>, json: Vec<Bytes>) -> MetaTable {
-        let ready = OnceLock::new();
-        let _ = ready.set(Ok(Arc::from(json)));
-        Self::indexed(rows, None, ready)
+        Self::indexed(rows, None, Some(Arc::from(json)))
     }
 
     fn indexed(
         rows: Vec<Meta>,
         files: Option<CatalogFiles>,
-        json: OnceLock<Result<Arc<[Bytes]>, MetaError>>,
+        json: Option<Arc<[Bytes]>>,
     ) -> MetaTable {
         let mut by_schema: HashMap<String, Vec<u32>> = HashMap::new();
         let mut by_package: HashMap<String, Vec<u32>> = HashMap::new();
@@ -140,17 +140,18 @@ impl MetaTable {
         chosen.unwrap_or_else(|| (0..self.rows.len() as u32).collect())
     }
 
-    /// Each meta's normalised JSON, one per row, produced on first use (see the
-    /// module docs).
+    /// Each meta's normalised JSON, one per row: the JSON given up front, or read
+    /// from the catalog files again at every call (see the module docs).
     pub fn json(&self) -> Result<Arc<[Bytes]>, MetaError> {
-        self.json
-            .get_or_init(|| match &self.files {
-                Some(files) => reread(files, &self.rows).map(Arc::from),
-                None => Err(MetaError::Read(
-                    "no JSON and no catalog files to read it from".into(),
-                )),
-            })
-            .clone()
+        if let Some(json) = &self.json {
+            return Ok(json.clone());
+        }
+        match &self.files {
+            Some(files) => reread(files, &self.rows).map(Arc::from),
+            None => Err(MetaError::Read(
+                "no JSON and no catalog files to read it from".into(),
+            )),
+        }
     }
 }
 

@@ -137,6 +137,7 @@ pub(super) fn admit(snapshot: &Arc<Snapshot>, kind: ViewKind, bytes: usize) -> b
             owner.forget_view(entry.kind);
         }
     }
+    super::load::release_memory();
     keep
 }
 

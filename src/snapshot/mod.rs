@@ -208,7 +208,10 @@ impl Snapshot {
                 .tables
                 .get()
                 .map_err(|e| ViewError::Failed(e.to_string()))?;
-            build(&this, tables)
+            let built = build(&this, tables);
+            // A build's temporaries (the metas' JSON read for the HTTP view) are freed by now.
+            load::release_memory();
+            built
         })
         .await
         .map_err(|e| ViewError::Failed(format!("{what} failed: {e}")))?

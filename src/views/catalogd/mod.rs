@@ -74,6 +74,61 @@ pub struct Selection {
     pub gzip: Parts,
 }
 
+/// The JSON Lines being written. Past [`JsonLines::MAPPED_FROM`] bytes they live in
+/// pages mapped for them alone, so that dropping the view hands them back to the OS
+/// whichever thread drops it: the allocator keeps a large block freed on a thread
+/// other than its own (a view dropped by the memory target after its last answer
+/// was sent) until that thread allocates again.
+enum JsonLines {
+    Heap(Vec<u8>),
+    Mapped { map: memmap2::MmapMut, len: usize },
+}
+
+impl JsonLines {
+    const MAPPED_FROM: usize = 1 << 20;
+
+    fn with_capacity(total: usize) -> JsonLines {
+        if total >= Self::MAPPED_FROM
+            && let Ok(map) = memmap2::MmapMut::map_anon(total)
+        {
+            return JsonLines::Mapped { map, len: 0 };
+        }
+        JsonLines::Heap(Vec::with_capacity(total))
+    }
+
+    /// Appends `line` and a newline; returns the length so far. The mapping was
+    /// sized for every line, so it never overflows (a longer input goes to the heap).
+    fn push_line(&mut self, line: &[u8]) -> usize {
+        if let JsonLines::Mapped { map, len } = self {
+            let end = *len + line.len() + 1;
+            if end <= map.len() {
+                map[*len..end - 1].copy_from_slice(line);
+                map[end - 1] = b'\n';
+                *len = end;
+                return end;
+            }
+            let mut heap = map[..*len].to_vec();
+            heap.reserve(line.len() + 1);
+            *self = JsonLines::Heap(heap);
+        }
+        match self {
+            JsonLines::Heap(heap) => {
+                heap.extend_from_slice(line);
+                heap.push(b'\n');
+                heap.len()
+            }
+            JsonLines::Mapped { len, .. } => *len,
+        }
+    }
+
+    fn freeze(self) -> Bytes {
+        match self {
+            JsonLines::Heap(heap) => Bytes::from(heap),
+            JsonLines::Mapped { map, len } => Bytes::from_owner(map).slice(..len),
+        }
+    }
+}
+
 /// Whether a view keeps its gzip bodies.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Gzip {
@@ -112,19 +167,18 @@ impl HttpView {
     ) -> Result<HttpView, MetaError> {
         let json = metas.json()?;
         let total: usize = json.iter().map(|j| j.len() + 1).sum();
-        let mut jsonl = Vec::with_capacity(total);
+        let mut jsonl = JsonLines::with_capacity(total);
         let mut offsets = Vec::with_capacity(json.len() + 1);
         offsets.push(0);
         for meta in json.iter() {
-            jsonl.extend_from_slice(meta);
-            jsonl.push(b'\n');
-            offsets.push(jsonl.len());
+            offsets.push(jsonl.push_line(meta));
         }
         drop(json);
+        let jsonl = jsonl.freeze();
         let all_gzip = (gzip == Gzip::Kept).then(|| gzip::whole(&jsonl));
         let etag = etag_of(digest);
         Ok(HttpView {
-            jsonl: Bytes::from(jsonl),
+            jsonl,
             offsets: offsets.into_boxed_slice(),
             all_gzip,
             segments: OnceLock::new(),

@@ -105,3 +105,35 @@ fn validators_name_the_digest_and_whole_seconds() {
     assert!(view.etag_gzip.ends_with("-gzip\""));
     assert_eq!(view.last_modified, UNIX_EPOCH + Duration::from_secs(1));
 }
+
+#[test]
+fn large_json_lines_are_mapped_and_keep_every_byte_even_past_their_size() {
+    let line = vec![b'x'; 4096];
+    let mut mapped = JsonLines::with_capacity(JsonLines::MAPPED_FROM);
+    assert!(matches!(mapped, JsonLines::Mapped { .. }));
+    let lines = JsonLines::MAPPED_FROM / line.len() + 3;
+    let mut ends = Vec::new();
+    for _ in 0..lines {
+        ends.push(mapped.push_line(&line));
+    }
+    assert!(
+        matches!(mapped, JsonLines::Heap(_)),
+        "overflow moves to the heap"
+    );
+    let bytes = mapped.freeze();
+    assert_eq!(bytes.len(), lines * (line.len() + 1));
+    assert_eq!(*ends.last().unwrap(), bytes.len());
+    assert!(
+        bytes
+            .chunks(line.len() + 1)
+            .all(|l| l[..line.len()] == line[..] && l[line.len()] == b'\n')
+    );
+
+    let mut exact = JsonLines::with_capacity(2 * (line.len() + 1) + JsonLines::MAPPED_FROM);
+    exact.push_line(&line);
+    let frozen = exact.freeze();
+    assert_eq!(frozen.len(), line.len() + 1, "only what was written");
+
+    let small = JsonLines::with_capacity(10);
+    assert!(matches!(small, JsonLines::Heap(_)));
+}

@@ -53,6 +53,13 @@ fn set_up_allocator() {
     unsafe {
         libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
+    // SAFETY: mi_option_set only stores an option; 15 and 4 are mimalloc.h's
+    // purge_delay and arena_eager_commit, set as the binary sets them (there before
+    // `main`, here before the first load; the arenas already made keep their policy).
+    unsafe {
+        libmimalloc_sys::mi_option_set(15, 0);
+        libmimalloc_sys::mi_option_set(4, 0);
+    }
     fbc_registry::snapshot::load::set_release_memory_hook(|| {
         // SAFETY: mi_collect has no preconditions.
         unsafe { libmimalloc_sys::mi_collect(true) }

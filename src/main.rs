@@ -24,6 +24,8 @@ fn main() -> std::process::ExitCode {
         libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
     }
     fbc_registry::snapshot::load::set_release_memory_hook(collect);
+    #[cfg(all(target_os = "linux", not(feature = "system-allocator")))]
+    fbc_registry::snapshot::load::set_loading_hook(purge_at_once);
     fbc_registry::cli::main()
 }
 
@@ -45,11 +47,9 @@ mod mi_option {
 #[unsafe(link_section = ".init_array")]
 static TUNE_ALLOCATOR: extern "C" fn() = tune_allocator;
 
-/// Pages freed during a load go back to the OS at once instead of 10–100 ms later,
-/// and arena memory is committed as it is used: a cold load frees its parse trees
-/// file by file while it builds, and with the defaults the freed pages of earlier
-/// files were still resident while later ones were parsed — community-v4.16's peak
-/// was 66 MiB, 46–49 MiB with these (see docs/performance.md, "Memory").
+/// Arena memory is committed as it is used (community-v4.16: cold peak −3 MiB,
+/// resting −1.7 MiB), and until the first load ends (see [`purge_at_once`]) freed
+/// pages go back to the OS at once.
 #[cfg(all(target_os = "linux", not(feature = "system-allocator")))]
 #[allow(
     unsafe_code,
@@ -62,6 +62,23 @@ extern "C" fn tune_allocator() {
         libmimalloc_sys::mi_option_set(mi_option::PURGE_DELAY, 0);
         libmimalloc_sys::mi_option_set(mi_option::ARENA_EAGER_COMMIT, 0);
     }
+}
+
+/// While a cold load runs, freed pages go back to the OS at once instead of 10–100
+/// ms later: a load frees each file's parse trees while it parses the next, and with
+/// the delay they were all still resident — community-v4.16's cold peak was 66 MiB,
+/// 47 MiB with this (see docs/performance.md, "Memory"). While serving, the default
+/// delay, so that replies do not hand pages back call by call.
+#[cfg(all(target_os = "linux", not(feature = "system-allocator")))]
+#[allow(
+    unsafe_code,
+    reason = "mimalloc's options are set through a C function"
+)]
+fn purge_at_once(loading: bool) {
+    const SERVING_DELAY_MS: std::ffi::c_long = 10;
+    let delay = if loading { 0 } else { SERVING_DELAY_MS };
+    // SAFETY: as in `tune_allocator`; purge_delay is read at each purge.
+    unsafe { libmimalloc_sys::mi_option_set(mi_option::PURGE_DELAY, delay) }
 }
 
 /// Returns the pages freed by a load to the OS.

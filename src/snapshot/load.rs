@@ -75,8 +75,62 @@ pub fn release_memory() {
     }
 }
 
+static LOADING_HOOK: std::sync::OnceLock<fn(bool)> = std::sync::OnceLock::new();
+static LOADS: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
+
+/// Installs a function told when the first load starts (`true`) and the last running
+/// one ends (`false`): the binary has its allocator hand freed pages back at once
+/// while loads run (their parse trees, freed file by file, set the peak) and
+/// batch that work while it serves (where handing back at once costs calls).
+pub fn set_loading_hook(hook: fn(bool)) {
+    let _ = LOADING_HOOK.set(hook);
+}
+
+/// While alive, a load is running (see [`set_loading_hook`]).
+struct Loading;
+
+impl Loading {
+    fn start() -> Loading {
+        Self::count(
+            |n| {
+                *n += 1;
+                *n == 1
+            },
+            true,
+        );
+        Loading
+    }
+
+    /// Applies `change` to the number of running loads; calls the hook with `state`
+    /// when `change` says the count crossed zero. The lock is held across the hook so
+    /// two crossings cannot reorder.
+    fn count(change: impl FnOnce(&mut usize) -> bool, state: bool) {
+        let mut loads = LOADS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if change(&mut loads)
+            && let Some(hook) = LOADING_HOOK.get()
+        {
+            hook(state);
+        }
+    }
+}
+
+impl Drop for Loading {
+    fn drop(&mut self) {
+        Self::count(
+            |n| {
+                *n = n.saturating_sub(1);
+                *n == 0
+            },
+            false,
+        );
+    }
+}
+
 /// Loads, validates and indexes the catalog at `root`.
 pub fn load(root: &Path, options: &LoadOptions) -> Result<LoadedCatalog, Vec<Diagnostic>> {
+    let _loading = Loading::start();
     let loaded = fbc_catalog::load::load_model(root, options)?;
     let t2 = Instant::now();
     let (digest, bytes, files, parse, validate) = (

@@ -86,11 +86,14 @@ pub fn set_loading_hook(hook: fn(bool)) {
     let _ = LOADING_HOOK.set(hook);
 }
 
-/// While alive, a load is running (see [`set_loading_hook`]).
-struct Loading;
+/// While alive, a load is running (see [`set_loading_hook`]): held by a cold load
+/// and by what writes its result out (a spill, the index cache), whose transients
+/// set the peak at scale.
+pub struct Loading;
 
 impl Loading {
-    fn start() -> Loading {
+    /// Marks a load as running until the guard is dropped.
+    pub fn start() -> Loading {
         Self::count(
             |n| {
                 *n += 1;

@@ -90,6 +90,7 @@ pub fn spill(
         return (catalog, Spilled::Mapped { bytes });
     }
     let started = Instant::now();
+    let _loading = crate::snapshot::load::Loading::start();
     let dir = match how.dir() {
         Ok(dir) => dir,
         Err(why) => {

@@ -359,6 +359,7 @@ pub fn store_and_serve(
 ) -> (LoadedCatalog, Result<(), String>) {
     let digest = catalog.report.digest;
     let started = Instant::now();
+    let _loading = crate::snapshot::load::Loading::start();
     let written = store(cache_dir, &catalog.tables, &catalog.registry, digest);
     match written {
         Ok(file) => {

@@ -57,18 +57,28 @@ pub struct CachedViews {
 }
 
 /// Writes `tables` and `index` as one cache image to `out`, without assembling
-/// it in memory first: the messages, then the data section's key and length,
-/// then its chunks (shared chunks written once).
+/// it in memory first: the index's message, then the tables' field, then the data
+/// section's key and length, then its chunks (shared chunks written once) — the
+/// bytes prost would write for the whole message, fields in tag order.
 pub fn write_cache(
     out: &mut (impl std::io::Write + ?Sized),
     tables: &fbc_catalog::tables::Tables,
     index: &RegistryView,
 ) -> std::io::Result<()> {
+    // One part at a time, each freed before the next is made: this runs at the end of
+    // a load, beside the catalog it writes, and at scale each part is tens of MiB.
+    // The tables are written as their own field rather than set in the message,
+    // whose encoding would copy them once more.
     let mut data = DataSection::default();
-    let mut message = index.to_message(&mut data);
-    let encoded = super::persist_table_messages::PTables::from_tables(tables, &mut data);
-    message.tables = Some(Bytes::from(encoded.encode_to_vec()));
-    write_message(out, &message, &data)
+    let message = index.to_message(&mut data).encode_to_vec();
+    out.write_all(&message)?;
+    drop(message);
+    let encoded =
+        super::persist_table_messages::PTables::from_tables(tables, &mut data).encode_to_vec();
+    write_field_head(out, TABLES_TAG, encoded.len() as u64)?;
+    out.write_all(&encoded)?;
+    drop(encoded);
+    write_data(out, &data)
 }
 
 fn write_message(
@@ -77,20 +87,30 @@ fn write_message(
     data: &DataSection,
 ) -> std::io::Result<()> {
     out.write_all(&message.encode_to_vec())?;
+    write_data(out, data)
+}
+
+/// The data section: its key and length, then its chunks (nothing when empty).
+fn write_data(out: &mut (impl std::io::Write + ?Sized), data: &DataSection) -> std::io::Result<()> {
     if !data.is_empty() {
-        let mut key = Vec::with_capacity(16);
-        prost::encoding::encode_key(
-            DATA_TAG,
-            prost::encoding::WireType::LengthDelimited,
-            &mut key,
-        );
-        prost::encoding::encode_varint(data.len(), &mut key);
-        out.write_all(&key)?;
+        write_field_head(out, DATA_TAG, data.len())?;
         for chunk in data.chunks() {
             out.write_all(chunk)?;
         }
     }
     Ok(())
+}
+
+/// The key and length of length-delimited field `tag` holding `len` bytes.
+fn write_field_head(
+    out: &mut (impl std::io::Write + ?Sized),
+    tag: u32,
+    len: u64,
+) -> std::io::Result<()> {
+    let mut key = Vec::with_capacity(16);
+    prost::encoding::encode_key(tag, prost::encoding::WireType::LengthDelimited, &mut key);
+    prost::encoding::encode_varint(len, &mut key);
+    out.write_all(&key)
 }
 
 /// Reads a cache image written by [`write_cache`]; byte strings are slices of

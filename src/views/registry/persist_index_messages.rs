@@ -42,6 +42,9 @@ pub(super) struct PIndex {
 /// The data section's tag.
 pub(super) const DATA_TAG: u32 = 14;
 
+/// The tables' tag (written on their own, see `persist::write_cache`).
+pub(super) const TABLES_TAG: u32 = 13;
+
 #[derive(Clone, PartialEq, prost::Message)]
 pub(super) struct PPackage {
     #[prost(string, tag = "1")]

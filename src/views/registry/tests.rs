@@ -302,3 +302,22 @@ fn query_errors_echo_catalog_sized_names_whole_and_longer_ones_cut() {
     };
     assert!(e.to_string().len() < 200, "{e}");
 }
+
+#[test]
+fn the_cache_image_is_the_whole_message_prost_would_encode() {
+    use super::persist_index_messages::PIndex;
+    use prost::Message;
+    for fixture in ["catalog-a", "catalog-d"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(fixture);
+        let tables = fbc_catalog::tables::testing::from_dir(&dir).expect("valid fixture");
+        let index = RegistryView::build(&tables).expect("indexable");
+        let mut image = Vec::new();
+        write_cache(&mut image, &tables, &index).expect("written");
+        // The same message decoded and encoded whole, tables field included.
+        let message = PIndex::decode(&image[..]).expect("one message");
+        assert!(message.tables.is_some(), "{fixture}");
+        assert_eq!(message.encode_to_vec(), image, "{fixture}");
+    }
+}

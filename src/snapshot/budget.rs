@@ -131,13 +131,16 @@ pub(super) fn admit(snapshot: &Arc<Snapshot>, kind: ViewKind, bytes: usize) -> b
         );
     }
     // Dropped outside the lock: freeing a view takes time.
+    let any_dropped = !dropped.is_empty();
     for entry in dropped {
         if let Some(owner) = entry.snapshot.upgrade() {
             tracing::debug!(generation = owner.generation, view = ?entry.kind, bytes = entry.bytes, "view dropped for --memory-target");
             owner.forget_view(entry.kind);
         }
     }
-    super::load::release_memory();
+    if any_dropped {
+        super::load::release_memory();
+    }
     keep
 }
 

@@ -147,3 +147,23 @@ fn a_changed_file_makes_the_metas_json_an_error_not_a_wrong_answer() {
         }
     );
 }
+
+#[test]
+fn the_metas_json_is_not_kept_between_calls() {
+    let dir = tempfile::tempdir().expect("tmp");
+    write(dir.path(), "p/catalog.yaml", DIVERGENCE);
+    let t = load(dir.path());
+    t.metas().json().expect("read once");
+    write(
+        dir.path(),
+        "p/catalog.yaml",
+        &DIVERGENCE.replace("extra", "other"),
+    );
+    // A kept copy would answer again; the table reads the files at every call.
+    assert_eq!(
+        t.metas().json().expect_err("read again"),
+        metas::MetaError::Changed {
+            file: "p/catalog.yaml".into()
+        }
+    );
+}

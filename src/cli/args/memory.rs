@@ -51,7 +51,15 @@ impl MemoryArgs {
             });
         }
         let limit = std::env::var("GOMEMLIMIT").ok()?;
-        let bytes = go_memory_limit(&limit)?;
+        let Some(bytes) = go_memory_limit(&limit) else {
+            if limit.trim() != "off" {
+                tracing::warn!(
+                    GOMEMLIMIT = %limit,
+                    "GOMEMLIMIT is not a size Go reads (bytes with an optional B, KiB, MiB, GiB or TiB): no memory target; --memory-target sets one"
+                );
+            }
+            return None;
+        };
         Some(MemoryTarget {
             bytes,
             from: "GOMEMLIMIT",

@@ -37,11 +37,14 @@ async fn serve_with(dir: &std::path::Path, flags: &[&str]) -> Served {
 }
 
 async fn start(dir: &std::path::Path) -> Server {
-    let served = serve_with(
-        dir,
-        &["--http-addr=127.0.0.1:0", "--catalog-name=metrics-test"],
-    )
-    .await;
+    start_with(dir, &[]).await
+}
+
+/// [`start`] with more `flags`.
+async fn start_with(dir: &std::path::Path, flags: &[&str]) -> Server {
+    let mut all = vec!["--http-addr=127.0.0.1:0", "--catalog-name=metrics-test"];
+    all.extend_from_slice(flags);
+    let served = serve_with(dir, &all).await;
     let grpc = served.grpc();
     let (Some(http), Some(metrics)) = (served.addrs.http, served.addrs.metrics) else {
         panic!("no HTTP or metrics address:\n{}", served.stderr());
@@ -370,18 +373,8 @@ async fn a_memory_target_keeps_only_the_views_that_fit() {
     let http = identity.body.len() as f64;
 
     // A target smaller than every view: each is built, served, and dropped.
-    let tiny = serve_with(
-        &dir,
-        &[
-            "--http-addr=127.0.0.1:0",
-            "--catalog-name=metrics-test",
-            "--memory-target=1",
-        ],
-    )
-    .await;
-    let (Some(addr), Some(metrics)) = (tiny.addrs.http, tiny.addrs.metrics) else {
-        panic!("no HTTP or metrics address:\n{}", tiny.stderr());
-    };
+    let tiny = start_with(&dir, &["--memory-target=1"]).await;
+    let (addr, metrics) = (tiny.http, tiny.metrics);
     for _ in 0..2 {
         let plain = get(addr, all_path).await;
         assert_eq!(plain.body, identity.body);
@@ -398,26 +391,16 @@ async fn a_memory_target_keeps_only_the_views_that_fit() {
         "kept over the target"
     );
     assert!(
-        tiny.stderr().contains("larger than --memory-target"),
+        tiny.served.stderr().contains("larger than --memory-target"),
         "{}",
-        tiny.stderr()
+        tiny.served.stderr()
     );
 
     // Room for either view, not both: each request keeps the one it used.
     let target = format!("--memory-target={}", http.max(browser) as u64);
     assert!(http + browser > http.max(browser));
-    let one = serve_with(
-        &dir,
-        &[
-            "--http-addr=127.0.0.1:0",
-            "--catalog-name=metrics-test",
-            &target,
-        ],
-    )
-    .await;
-    let (Some(addr), Some(metrics)) = (one.addrs.http, one.addrs.metrics) else {
-        panic!("no HTTP or metrics address:\n{}", one.stderr());
-    };
+    let one = start_with(&dir, &[&target]).await;
+    let (addr, metrics) = (one.http, one.metrics);
     for round in 0..2 {
         assert_eq!(get(addr, all_path).await.body, identity.body);
         let now = scrape(metrics).await;

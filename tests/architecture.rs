@@ -37,6 +37,7 @@ const LAYERS: &[&str] = &[
     "tables",
     "graph",
     "resolve",
+    "filter",
     "load",
     "catalogd",
     // fbc-image, catalog images (above the library, beside the server)

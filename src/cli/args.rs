@@ -60,6 +60,9 @@ pub enum Command {
     Resolve(crate::cli::resolve::ResolveArgs),
     /// Packages across several catalogs, or which catalog OLM v1 would install one from.
     Search(crate::cli::search::SearchArgs),
+    /// A catalog cut down for a mirror by a FilterConfiguration: still valid, still
+    /// upgradable, dependencies included.
+    Filter(crate::cli::filter::FilterArgs),
     /// A gRPC health check with grpc_health_probe's flags and exit codes (`-addr=:50051`);
     /// the binary also answers to the name `grpc_health_probe`.
     Probe(ProbeArgs),

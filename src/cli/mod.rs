@@ -7,6 +7,7 @@
 //! `search` (packages across catalogs) in [`search`].
 
 pub(crate) mod args;
+pub(crate) mod filter;
 pub(crate) mod graph;
 mod many;
 pub(crate) mod opm;
@@ -66,6 +67,7 @@ pub fn main() -> ExitCode {
         Command::Lint(args) => graph::lint(&args),
         Command::Resolve(args) => resolve::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::Filter(args) => filter::run(&args),
         Command::Probe(args) => probe::main(&args.args),
     }
 }

@@ -118,7 +118,7 @@ pub fn read_file(path: &Path) -> Result<Vec<CatalogSpec>, ConfigError> {
         origin: file.clone(),
         message,
     };
-    let bytes = read_capped(path).map_err(failed)?;
+    let bytes = read_capped(path, MAX_FILE_BYTES).map_err(failed)?;
     let text = String::from_utf8(bytes).map_err(|e| {
         failed(format!(
             "not UTF-8 (byte {} is not valid)",
@@ -128,15 +128,16 @@ pub fn read_file(path: &Path) -> Result<Vec<CatalogSpec>, ConfigError> {
     parse(&file, &text)
 }
 
-fn read_capped(path: &Path) -> Result<Vec<u8>, String> {
+/// The bytes of the file at `path`, refused when it holds more than `max`.
+pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
     let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
+    file.take(max + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read: {e}"))?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!("larger than {MAX_FILE_BYTES} bytes"));
+    if bytes.len() as u64 > max {
+        return Err(format!("larger than {max} bytes"));
     }
     Ok(bytes)
 }

@@ -20,6 +20,7 @@
 //! | [`tables`] | validated model → immutable typed tables (chains, providers, requirements, metas) |
 //! | [`graph`] | tables → upgrade answers: v1 successors, upgrade paths, graph exports, lint |
 //! | [`resolve`] | tables + a request → OLM v0's dependency resolution, with CEL and explanations |
+//! | [`filter`] | tables + a filter configuration → the kept set, why, the filtered metas, checked |
 //! | [`load`] | directory → tables, in one call with timings and digest |
 //! | [`catalogd`] | names and metas → what catalogd derives from them (name checks, the GraphQL schema) |
 //!
@@ -48,6 +49,7 @@
 pub mod arena;
 pub mod catalogd;
 pub mod diagnostic;
+pub mod filter;
 pub mod graph;
 pub mod load;
 pub mod model;

@@ -173,23 +173,19 @@ fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
 }
 
 /// Reads the catalog files again and re-encodes every blob, checking that each
-/// file still hashes to what was loaded and yields the same metas.
+/// file still hashes to what was loaded and yields the same metas. Files are
+/// read on every core (each worker with its own read buffer), the results put
+/// back in walk order.
 fn reread(files: &CatalogFiles, rows: &[Meta]) -> Result<Vec<Bytes>, MetaError> {
+    let per_file =
+        crate::parallel::parallel_map_with(&files.files, |buffer: &mut Vec<u8>, file| {
+            reread_one(files, file, buffer)
+        });
     let mut out = Vec::with_capacity(rows.len());
-    let mut buffer = Vec::new();
-    for file in &files.files {
-        let path = files.root.join(&file.rel);
-        source::read::read_regular(&path, files.limits.max_file_bytes, &mut buffer)
-            .map_err(|e| MetaError::Read(format!("{}: {e}", file.rel)))?;
-        if xxhash_rust::xxh3::xxh3_128(&buffer) != file.hash {
-            return Err(MetaError::Changed {
-                file: file.rel.clone(),
-            });
-        }
-        let parsed = source::parse_file_with(&file.rel, &buffer, &files.limits);
-        for blob in parsed.blobs {
-            out.push(Bytes::from(blob.normalized_json()));
-        }
+    for (file, result) in files.files.iter().zip(per_file) {
+        let blobs = result
+            .unwrap_or_else(|| Err(MetaError::Read(format!("{}: reading it failed", file.rel))))?;
+        out.extend(blobs);
     }
     if out.len() != rows.len() {
         return Err(MetaError::Read(format!(
@@ -199,4 +195,26 @@ fn reread(files: &CatalogFiles, rows: &[Meta]) -> Result<Vec<Bytes>, MetaError> 
         )));
     }
     Ok(out)
+}
+
+/// One file's blobs, re-encoded, if it still hashes to what was loaded.
+fn reread_one(
+    files: &CatalogFiles,
+    file: &FileDigest,
+    buffer: &mut Vec<u8>,
+) -> Result<Vec<Bytes>, MetaError> {
+    let path = files.root.join(&file.rel);
+    source::read::read_regular(&path, files.limits.max_file_bytes, buffer)
+        .map_err(|e| MetaError::Read(format!("{}: {e}", file.rel)))?;
+    if xxhash_rust::xxh3::xxh3_128(buffer) != file.hash {
+        return Err(MetaError::Changed {
+            file: file.rel.clone(),
+        });
+    }
+    let parsed = source::parse_file_with(&file.rel, buffer, &files.limits);
+    Ok(parsed
+        .blobs
+        .into_iter()
+        .map(|blob| Bytes::from(blob.normalized_json()))
+        .collect())
 }

@@ -1,0 +1,152 @@
+//! Kept bundles → the bundles their dependencies need, as OLM v0's resolver
+//! picks them.
+//!
+//! In: the input's tables and bundles (package, name). Out: for each bundle that
+//! declares dependencies (`olm.package.required`, `olm.gvk.required`,
+//! `olm.constraint`), the other bundles the resolver installs with it when a
+//! subscription starts at it ([`Needed`], by package, channel, bundle). The
+//! resolver is this crate's ([`crate::resolve`]), so the choice is OLM's: the
+//! dependency's channel head of its default channel first, and so on. A bundle
+//! whose dependencies do not resolve in the input adds nothing here; the output
+//! check reports it.
+
+use crate::resolve::request::{CatalogKey, CatalogRef, Request, Subscription};
+use crate::resolve::{self, Limits, Outcome};
+use crate::tables::Tables;
+use std::collections::HashMap;
+
+/// Most rounds of "add what dependencies need, then what those need".
+pub const MAX_ROUNDS: usize = 64;
+
+/// The catalog name the requests use (it appears in no output).
+const CATALOG: &str = "filtered";
+const NAMESPACE: &str = "olm";
+
+/// A bundle a dependency needs.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Needed {
+    /// Its package.
+    pub package: String,
+    /// The channel the resolver took it from.
+    pub channel: String,
+    /// The bundle.
+    pub bundle: String,
+    /// The bundle whose dependency it satisfies (`package/bundle`).
+    pub by: String,
+    /// The requirement, in words.
+    pub requirement: String,
+}
+
+/// A request that installs `bundle` of `package` from channel `channel`.
+pub fn request_for(package: &str, channel: &str, bundle: &str) -> Request {
+    Request {
+        catalogs: vec![CatalogRef {
+            name: CATALOG.into(),
+            namespace: NAMESPACE.into(),
+            priority: 0,
+        }],
+        namespace: "operators".into(),
+        global_namespace: NAMESPACE.into(),
+        subscriptions: vec![Subscription {
+            name: package.into(),
+            package: package.into(),
+            channel: channel.into(),
+            starting_csv: bundle.into(),
+            installed_csv: String::new(),
+            catalog: CatalogKey {
+                name: CATALOG.into(),
+                namespace: NAMESPACE.into(),
+            },
+        }],
+        installed: Vec::new(),
+    }
+}
+
+/// Whether `bundle` of `package` declares any dependency.
+pub fn has_dependencies(tables: &Tables, package: &str, bundle: &str) -> bool {
+    tables
+        .package(package)
+        .and_then(|(pi, _)| tables.bundle_named(pi, bundle))
+        .is_some_and(|r| !tables.requirements(r).is_empty())
+}
+
+/// The first channel of `package` (by name) that lists `bundle`.
+pub fn channel_of(tables: &Tables, package: &str, bundle: &str) -> Option<String> {
+    let (_, p) = tables.package(package)?;
+    p.channels
+        .iter()
+        .find(|c| c.entries.iter().any(|e| e.name == bundle))
+        .map(|c| c.name.clone())
+}
+
+/// How resolving `bundle` of `package` (from its first channel) ends.
+pub fn resolve_one(
+    tables: &Tables,
+    package: &str,
+    bundle: &str,
+) -> Option<Result<Outcome, String>> {
+    let channel = channel_of(tables, package, bundle)?;
+    let request = request_for(package, &channel, bundle);
+    Some(resolve::resolve(&[tables], &request, &Limits::default()).map_err(|e| e.to_string()))
+}
+
+/// The input's resolutions, each computed once: the plan asks for them and
+/// the output check compares with them.
+pub struct Resolutions<'t> {
+    tables: &'t Tables,
+    done: HashMap<(String, String), Option<Result<Outcome, String>>>,
+}
+
+impl<'t> Resolutions<'t> {
+    /// No resolution yet, over `tables`.
+    pub fn new(tables: &'t Tables) -> Resolutions<'t> {
+        Resolutions {
+            tables,
+            done: HashMap::new(),
+        }
+    }
+
+    /// The tables resolved against.
+    pub fn tables(&self) -> &'t Tables {
+        self.tables
+    }
+
+    /// How resolving `bundle` of `package` ends ([`resolve_one`]), remembered.
+    pub fn of(&mut self, package: &str, bundle: &str) -> Option<&Result<Outcome, String>> {
+        let tables = self.tables;
+        self.done
+            .entry((package.to_string(), bundle.to_string()))
+            .or_insert_with(|| resolve_one(tables, package, bundle))
+            .as_ref()
+    }
+}
+
+/// What the dependencies of `bundles` need (see the module docs), sorted.
+pub fn needed(resolutions: &mut Resolutions, bundles: &[(String, String)]) -> Vec<Needed> {
+    let tables = resolutions.tables();
+    let mut out = Vec::new();
+    for (package, bundle) in bundles {
+        if !has_dependencies(tables, package, bundle) {
+            continue;
+        }
+        let Some(Ok(Outcome::Resolved(operators))) = resolutions.of(package, bundle).cloned()
+        else {
+            continue;
+        };
+        for op in operators {
+            if op.package == *package && op.name == *bundle {
+                continue;
+            }
+            out.push(Needed {
+                package: op.package,
+                channel: op.channel,
+                bundle: op.name,
+                by: format!("{package}/{bundle}"),
+                requirement: "chosen by the resolver".into(),
+            });
+        }
+    }
+    out.sort();
+    out.dedup_by(|a, b| a.package == b.package && a.channel == b.channel && a.bundle == b.bundle);
+    out
+}

@@ -12,8 +12,11 @@
 
 use crate::resolve::request::{CatalogKey, CatalogRef, Request, Subscription};
 use crate::resolve::{self, Limits, Outcome};
-use crate::tables::Tables;
-use std::collections::HashMap;
+use crate::tables::metas::MetaTable;
+use crate::tables::requirements::{Predicate, Requirement};
+use crate::tables::{BundleRef, Tables};
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 
 /// Most rounds of "add what dependencies need, then what those need".
 pub const MAX_ROUNDS: usize = 64;
@@ -92,9 +95,16 @@ pub fn resolve_one(
 
 /// The input's resolutions, each computed once: the plan asks for them and
 /// the output check compares with them.
+///
+/// Each is computed over the packages its package's dependencies can reach
+/// ([`scope`]), not the whole catalog: the resolver builds an entry for every
+/// bundle it is given and scans them for each dependency, so a catalog of
+/// 10,000 bundles would cost each resolution the whole catalog. Every
+/// candidate of every dependency is in the scope, so the answer is the same.
 pub struct Resolutions<'t> {
     tables: &'t Tables,
     done: HashMap<(String, String), Option<Result<Outcome, String>>>,
+    scopes: HashMap<String, Option<Rc<Tables>>>,
 }
 
 impl<'t> Resolutions<'t> {
@@ -103,6 +113,7 @@ impl<'t> Resolutions<'t> {
         Resolutions {
             tables,
             done: HashMap::new(),
+            scopes: HashMap::new(),
         }
     }
 
@@ -113,12 +124,82 @@ impl<'t> Resolutions<'t> {
 
     /// How resolving `bundle` of `package` ends ([`resolve_one`]), remembered.
     pub fn of(&mut self, package: &str, bundle: &str) -> Option<&Result<Outcome, String>> {
-        let tables = self.tables;
-        self.done
-            .entry((package.to_string(), bundle.to_string()))
-            .or_insert_with(|| resolve_one(tables, package, bundle))
-            .as_ref()
+        let key = (package.to_string(), bundle.to_string());
+        if !self.done.contains_key(&key) {
+            let tables = self.tables;
+            let scoped = self
+                .scopes
+                .entry(package.to_string())
+                .or_insert_with(|| scope(tables, package).map(Rc::new))
+                .clone();
+            let outcome = match &scoped {
+                Some(sub) => resolve_one(sub, package, bundle),
+                None => resolve_one(tables, package, bundle),
+            };
+            self.done.insert(key.clone(), outcome);
+        }
+        self.done.get(&key).and_then(Option::as_ref)
     }
+}
+
+/// The tables of the packages `package`'s dependencies can reach, transitively
+/// (by `olm.gvk.required`, `olm.package.required` and the GVK and package
+/// predicates of `olm.constraint`, through `all` and `any`); `None` when a
+/// dependency could match any package (a label, CEL, `not`, an empty `all`) or
+/// does not parse, and the whole catalog is needed.
+pub fn scope(tables: &Tables, package: &str) -> Option<Tables> {
+    let mut seen: BTreeSet<u32> = BTreeSet::new();
+    let mut queue: Vec<u32> = vec![tables.package(package)?.0];
+    while let Some(pi) = queue.pop() {
+        if !seen.insert(pi) {
+            continue;
+        }
+        let p = &tables.packages()[pi as usize];
+        for bi in 0..p.bundles.len() as u32 {
+            let r = BundleRef {
+                package: pi,
+                bundle: bi,
+            };
+            for req in tables.requirements(r) {
+                reach(tables, req.as_ref().ok()?, &mut queue)?;
+            }
+        }
+    }
+    let packages = seen
+        .iter()
+        .map(|&pi| tables.packages()[pi as usize].clone())
+        .collect();
+    Some(Tables::new(
+        packages,
+        Vec::new(),
+        MetaTable::detached(Vec::new()),
+    ))
+}
+
+/// Queues the packages `req` can be satisfied from; `None` when that could be any.
+fn reach(tables: &Tables, req: &Requirement, queue: &mut Vec<u32>) -> Option<()> {
+    match req {
+        Requirement::Gvk(g) => queue.extend(tables.providers(g).iter().map(|r| r.package)),
+        Requirement::Package(p) => queue.extend(tables.package(&p.package).map(|(pi, _)| pi)),
+        Requirement::Label(_) => return None,
+        Requirement::Constraint(c) => reach_predicate(tables, &c.predicate, queue)?,
+    }
+    Some(())
+}
+
+fn reach_predicate(tables: &Tables, p: &Predicate, queue: &mut Vec<u32>) -> Option<()> {
+    match p {
+        Predicate::Gvk(g) => queue.extend(tables.providers(g).iter().map(|r| r.package)),
+        Predicate::Package(pr) => queue.extend(tables.package(&pr.package).map(|(pi, _)| pi)),
+        Predicate::All(list) if list.is_empty() => return None,
+        Predicate::All(list) | Predicate::Any(list) => {
+            for c in list {
+                reach_predicate(tables, &c.predicate, queue)?;
+            }
+        }
+        Predicate::Not(_) | Predicate::Cel(_) => return None,
+    }
+    Some(())
 }
 
 /// What the dependencies of `bundles` need (see the module docs), sorted.

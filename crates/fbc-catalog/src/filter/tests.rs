@@ -451,3 +451,28 @@ mod property {
         }
     }
 }
+
+#[test]
+fn a_resolution_in_its_scope_equals_one_over_the_whole_catalog() {
+    let c = catalog(LINEAR);
+    for p in c.tables.packages() {
+        let scoped = super::deps::scope(&c.tables, &p.name).expect("a scope");
+        for b in &p.bundles {
+            assert_eq!(
+                super::deps::resolve_one(&scoped, &p.name, &b.name),
+                super::deps::resolve_one(&c.tables, &p.name, &b.name),
+                "{}",
+                b.name
+            );
+        }
+    }
+    // p needs d's API, so p's scope holds d; d needs nothing.
+    assert_eq!(
+        super::deps::scope(&c.tables, "p").unwrap().packages().len(),
+        2
+    );
+    assert_eq!(
+        super::deps::scope(&c.tables, "d").unwrap().packages().len(),
+        1
+    );
+}

@@ -137,10 +137,11 @@ impl<'t> Reach<'t> {
     }
 }
 
-/// Check 4 for one kept bundle. When every operator the input's resolution
-/// installs is in the output, that installation is a solution of the output's
-/// problem too (the same bundles, each constraint satisfied by the same
-/// choice), so the output resolves; only otherwise is the resolver run on it.
+/// Check 4 for one kept bundle. When every other bundle the input's
+/// resolution installs is in the output (in some channel; the bundle itself is), that installation is a
+/// solution of the output's problem too (the same bundles, each constraint
+/// satisfied by the same choice), so the output resolves; only otherwise is
+/// the resolver run on it.
 fn dependency_problem(
     resolutions: &mut deps::Resolutions,
     output: &Tables,
@@ -150,14 +151,18 @@ fn dependency_problem(
     if !deps::has_dependencies(resolutions.tables(), package, bundle) {
         return None;
     }
-    let Some(Ok(Outcome::Resolved(operators))) = resolutions.of(package, bundle) else {
+    let Some(Ok(operators)) = resolutions.dependencies(package, bundle) else {
         return None;
     };
+    // A bundle in any channel satisfies what it satisfied (dependencies test
+    // the bundle's properties, not its channel), and the subscription's own
+    // bundle is a candidate in whichever channel the output lists it.
     let in_output = |op: &crate::resolve::Operator| {
         output.package(&op.package).is_some_and(|(pi, p)| {
             output.bundle_named(pi, &op.name).is_some()
-                && p.channel(&op.channel)
-                    .is_some_and(|c| c.entries.iter().any(|e| e.name == op.name))
+                && p.channels
+                    .iter()
+                    .any(|c| c.entries.iter().any(|e| e.name == op.name))
         })
     };
     if operators.iter().all(in_output) {

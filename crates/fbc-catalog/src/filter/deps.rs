@@ -11,7 +11,7 @@
 //! check reports it.
 
 use crate::resolve::request::{CatalogKey, CatalogRef, Request, Subscription};
-use crate::resolve::{self, Limits, Outcome};
+use crate::resolve::{self, Limits, Operator, Outcome};
 use crate::tables::metas::MetaTable;
 use crate::tables::requirements::{Predicate, Requirement};
 use crate::tables::{BundleRef, Tables};
@@ -105,6 +105,8 @@ pub struct Resolutions<'t> {
     tables: &'t Tables,
     done: HashMap<(String, String), Option<Result<Outcome, String>>>,
     scopes: HashMap<String, Option<Rc<Tables>>>,
+    /// [`Resolutions::dependencies`] by (package, signature).
+    shared: HashMap<(String, String), Result<Vec<Operator>, String>>,
 }
 
 impl<'t> Resolutions<'t> {
@@ -114,6 +116,7 @@ impl<'t> Resolutions<'t> {
             tables,
             done: HashMap::new(),
             scopes: HashMap::new(),
+            shared: HashMap::new(),
         }
     }
 
@@ -140,6 +143,57 @@ impl<'t> Resolutions<'t> {
         }
         self.done.get(&key).and_then(Option::as_ref)
     }
+
+    /// The other bundles resolving `bundle` of `package` installs (`Err`: why
+    /// it does not resolve; `None`: no channel lists it). Bundles of a package
+    /// whose dependencies are the same and cannot be met from their own
+    /// package ([`signature`]) share one answer: the resolver's choice for them
+    /// depends only on what they require, not on which of them subscribes.
+    pub fn dependencies(
+        &mut self,
+        package: &str,
+        bundle: &str,
+    ) -> Option<Result<Vec<Operator>, String>> {
+        let signature = signature(self.tables, package, bundle);
+        if let Some(sig) = &signature
+            && let Some(known) = self.shared.get(&(package.to_string(), sig.clone()))
+        {
+            return Some(known.clone());
+        }
+        let answer = match self.of(package, bundle)? {
+            Ok(Outcome::Resolved(operators)) => Ok(operators
+                .iter()
+                .filter(|op| !(op.package == package && op.name == bundle))
+                .cloned()
+                .collect()),
+            Ok(Outcome::Unsatisfiable { error, .. }) => Err(error.clone()),
+            Err(e) => Err(e.clone()),
+        };
+        if let Some(sig) = signature {
+            self.shared
+                .insert((package.to_string(), sig), answer.clone());
+        }
+        Some(answer)
+    }
+}
+
+/// What `bundle` requires, as one string, when no requirement can be met from
+/// its own package and none could match any bundle (a label, CEL, `not`);
+/// `None` otherwise (the bundle is then resolved on its own).
+fn signature(tables: &Tables, package: &str, bundle: &str) -> Option<String> {
+    let (pi, _) = tables.package(package)?;
+    let r = tables.bundle_named(pi, bundle)?;
+    let mut parts = Vec::new();
+    for req in tables.requirements(r) {
+        let req = req.as_ref().ok()?;
+        let mut reached = Vec::new();
+        reach(tables, req, &mut reached)?;
+        if reached.contains(&pi) {
+            return None;
+        }
+        parts.push(format!("{req:?}"));
+    }
+    Some(parts.join("\n"))
 }
 
 /// The tables of the packages `package`'s dependencies can reach, transitively
@@ -210,14 +264,10 @@ pub fn needed(resolutions: &mut Resolutions, bundles: &[(String, String)]) -> Ve
         if !has_dependencies(tables, package, bundle) {
             continue;
         }
-        let Some(Ok(Outcome::Resolved(operators))) = resolutions.of(package, bundle).cloned()
-        else {
+        let Some(Ok(operators)) = resolutions.dependencies(package, bundle) else {
             continue;
         };
         for op in operators {
-            if op.package == *package && op.name == *bundle {
-                continue;
-            }
             out.push(Needed {
                 package: op.package,
                 channel: op.channel,

@@ -476,3 +476,24 @@ fn a_resolution_in_its_scope_equals_one_over_the_whole_catalog() {
         1
     );
 }
+
+#[test]
+fn bundles_that_require_the_same_share_one_answer_equal_to_their_own() {
+    use crate::resolve::Outcome;
+    let mut text = LINEAR.replace(
+        r#""version":"1.2.0"}}]}"#,
+        r#""version":"1.2.0"}},{"type":"olm.gvk.required","value":{"group":"d.io","version":"v1","kind":"D"}}]}"#,
+    );
+    text.push('\n');
+    let c = catalog(&text);
+    let mut shared = super::deps::Resolutions::new(&c.tables);
+    for b in ["p.v1.2.0", "p.v2.0.0"] {
+        let own = match super::deps::resolve_one(&c.tables, "p", b) {
+            Some(Ok(Outcome::Resolved(ops))) => {
+                ops.into_iter().filter(|o| o.name != b).collect::<Vec<_>>()
+            }
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(shared.dependencies("p", b), Some(Ok(own)), "{b}");
+    }
+}

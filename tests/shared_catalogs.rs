@@ -55,6 +55,10 @@ fn main() {
                 search_and_priority_across_the_two_community_catalogs,
             ),
             (
+                "every_shared_catalog_filters_keeping_every_guarantee",
+                every_shared_catalog_filters_keeping_every_guarantee,
+            ),
+            (
                 "community_v4_16_answers_every_rpc",
                 community_v4_16_answers_every_rpc,
             ),
@@ -521,4 +525,90 @@ fn search_and_priority_across_the_two_community_catalogs(root: PathBuf) -> Resul
         return Err(format!("{package}: at equal priority: {tied}").into());
     }
     Ok(())
+}
+
+/// `filter` over every shared catalog: heads only and full for every package,
+/// and a few windows; every output passed the filter's own checks, and here
+/// the resolver confirms, on the output, that each kept bundle with a
+/// dependency resolves, and a full filter writes the catalog unchanged.
+fn every_shared_catalog_filters_keeping_every_guarantee(root: PathBuf) -> Result<(), Failed> {
+    use fbc_catalog::filter::{self, FilterOptions, config, deps};
+    use fbc_catalog::resolve::Outcome;
+    let parse = |body: &str| {
+        let text = format!(
+            "apiVersion: {}\nkind: {}\n{body}",
+            config::API_VERSION,
+            config::KIND
+        );
+        config::parse("filter.yaml", &text).map_err(|e| Failed::from(e.to_string()))
+    };
+    for (name, ..) in EXPECTED {
+        let tables = fbc_catalog::tables::testing::from_dir(&root.join(name))
+            .map_err(|e| format!("{name}: {e:?}"))?;
+        let rule = fbc_catalog::model::ChainRule::Current;
+        let options = FilterOptions::default();
+        let full = filter::filter(&tables, &parse("full: true\n")?, &options, rule)
+            .map_err(|e| format!("{name} full: {e}"))?;
+        let json = tables.metas().json().map_err(|e| e.to_string())?;
+        let all: Vec<u8> = json
+            .iter()
+            .flat_map(|j| [j.as_ref(), b"\n"].concat())
+            .collect();
+        if full.stream != all {
+            return Err(format!("{name}: a full filter changed the catalog").into());
+        }
+        let heads = filter::filter(&tables, &parse("")?, &options, rule)
+            .map_err(|e| format!("{name} heads: {e}"))?;
+        for p in tables.packages() {
+            let (_, out) = heads
+                .output
+                .package(&p.name)
+                .ok_or(format!("{name}: {} lost", p.name))?;
+            for c in &p.channels {
+                let oc = out
+                    .channel(&c.name)
+                    .ok_or(format!("{name}: {}/{} lost", p.name, c.name))?;
+                if oc.head_entry().name != c.head_entry().name {
+                    return Err(format!("{name}: {}/{}: head moved", p.name, c.name).into());
+                }
+            }
+        }
+        for p in heads.output.packages() {
+            for b in &p.bundles {
+                if deps::has_dependencies(&heads.output, &p.name, &b.name)
+                    && !matches!(
+                        deps::resolve_one(&heads.output, &p.name, &b.name),
+                        Some(Ok(Outcome::Resolved(_)))
+                    )
+                    && matches!(
+                        deps::resolve_one(&tables, &p.name, &b.name),
+                        Some(Ok(Outcome::Resolved(_)))
+                    )
+                {
+                    return Err(format!("{name}: {}/{} no longer resolves", p.name, b.name).into());
+                }
+            }
+        }
+    }
+    // Windows on community-v4.16: a version range per package, the head moved down.
+    let tables = fbc_catalog::tables::testing::from_dir(&root.join("community-v4.16"))
+        .map_err(|e| format!("{e:?}"))?;
+    let mut body = String::from("packages:\n");
+    for p in tables.packages().iter().take(8) {
+        let mut versions: Vec<&semver::Version> = p.bundles.iter().map(|b| &b.version).collect();
+        versions.sort();
+        let mid = versions[versions.len() / 2];
+        body.push_str(&format!("  - name: {}\n    maxVersion: {mid}\n", p.name));
+    }
+    match filter::filter(
+        &tables,
+        &parse(&body)?,
+        &FilterOptions::default(),
+        fbc_catalog::model::ChainRule::Current,
+    ) {
+        Ok(_) => Ok(()),
+        // A window that empties a default channel is refused by name, never written.
+        Err(filter::FilterError::Config(m)) if m.contains("default channel") => Ok(()),
+        Err(e) => Err(format!("community-v4.16 windows: {e}").into()),
+    }
 }

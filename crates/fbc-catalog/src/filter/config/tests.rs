@@ -100,3 +100,32 @@ fn hostile_text_is_refused_not_obeyed() {
     assert!(parse("f.yaml", &deep).is_err());
     assert!(parse("f.yaml", "\u{0}").is_err());
 }
+
+mod arbitrary_text {
+    use super::super::parse;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Any text, and any mutation of a valid file, is read or refused with
+        /// problems named; nothing panics.
+        #[test]
+        fn any_text_is_read_or_refused(text in "\\PC{0,400}") {
+            if let Err(e) = parse("f.yaml", &text) {
+                prop_assert!(!e.problems.is_empty());
+                prop_assert!(e.problems.iter().all(|p| p.starts_with("f.yaml")));
+            }
+        }
+
+        #[test]
+        fn mutated_files_are_read_or_refused(cut in 0usize..400, insert in "[ \\[\\]{}:,\\-\"'a-z0-9.<>=|\\n]{0,12}") {
+            let valid = "apiVersion: olm.operatorframework.io/filter/mirror/v1alpha1\nkind: FilterConfiguration\npackages:\n  - name: bar\n    defaultChannel: c1\n    channels:\n      - name: c1\n        versionRange: \">=1.0.0 <2.0.0\"\n      - name: c2\n        maxVersion: 3.0.0\n";
+            let at = cut.min(valid.len());
+            let text = format!("{}{insert}{}", &valid[..at], &valid[at..]);
+            if let Err(e) = parse("f.yaml", &text) {
+                prop_assert!(!e.problems.is_empty());
+            }
+        }
+    }
+}

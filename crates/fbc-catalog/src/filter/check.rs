@@ -1,7 +1,7 @@
 //! The output catalog → every guarantee of the filter verified on it.
 //!
-//! In: the input's tables, the [`Plan`], the output's JSON stream and whether
-//! dependencies were asked for. Out: the output's [`Tables`] when every check
+//! In: the input's tables, the [`Plan`], the output's JSON stream, the input's
+//! parse limits and, when dependencies were asked for, the input's resolutions. Out: the output's [`Tables`] when every check
 //! holds, or each failure in words ([`CheckError`]). The checks read the output
 //! as any reader would — parsed, built and validated by the same code as `validate`
 //! — not the plan's idea of it:
@@ -16,10 +16,11 @@
 
 use super::Plan;
 use super::deps;
+use crate::arena::Arena;
 use crate::graph::upgrade_path::{self, Outcome as PathOutcome, PathQuery, Semantics};
 use crate::model::{self, ChainRule};
 use crate::resolve::Outcome;
-use crate::source::{self, Loaded};
+use crate::source::{self, Loaded, ParseLimits};
 use crate::tables::Tables;
 
 /// What failed, one line each.
@@ -27,15 +28,26 @@ use crate::tables::Tables;
 #[error("the filtered catalog fails {} check(s): {}", .0.len(), .0.join("; "))]
 pub struct CheckError(pub Vec<String>);
 
-/// The output's tables, built from its JSON stream.
-pub fn output_tables(stream: &[u8], rule: ChainRule) -> Result<Tables, Vec<String>> {
-    let parsed = source::parse_file_with("filtered.json", stream, &source::ParseLimits::default());
+/// The output's tables, built from its JSON stream under `limits` — the
+/// input's, so whatever the input was allowed (a deeper document, a larger
+/// manifest) the output, made of the same documents, is allowed too.
+pub fn output_tables(
+    stream: &[u8],
+    rule: ChainRule,
+    limits: &ParseLimits,
+) -> Result<Tables, Vec<String>> {
+    let parsed = source::parse_file_with("filtered.json", stream, limits);
+    let mut arena = Arena::new();
     let loaded = Loaded {
-        blobs: parsed.blobs,
+        blobs: parsed
+            .blobs
+            .into_iter()
+            .map(|b| model::decode_blob(&mut arena, b, limits))
+            .collect(),
         errors: parsed.errors,
         files: Vec::new(),
     };
-    model::build_with(loaded, rule)
+    model::build_decoded_with(loaded, rule)
         .map(|built| Tables::detached(built.model))
         .map_err(|diags| diags.iter().map(ToString::to_string).collect())
 }
@@ -46,9 +58,10 @@ pub fn check(
     plan: &Plan,
     stream: &[u8],
     rule: ChainRule,
+    limits: &ParseLimits,
     mut dependencies: Option<&mut deps::Resolutions>,
 ) -> Result<Tables, CheckError> {
-    let output = output_tables(stream, rule).map_err(CheckError)?;
+    let output = output_tables(stream, rule, limits).map_err(CheckError)?;
     let mut problems = Vec::new();
     for p in &plan.packages {
         match output.package(&p.name) {

@@ -117,7 +117,8 @@ pub fn filter(
     let metas = write::output_metas(&plan, tables.metas().rows(), &json)?;
     let stream = write::json_lines(&metas);
     let dependencies = options.dependencies.then_some(&mut resolutions);
-    let output = check::check(tables, &plan, &stream, rule, dependencies)?;
+    let limits = tables.metas().files().map(|f| f.limits).unwrap_or_default();
+    let output = check::check(tables, &plan, &stream, rule, &limits, dependencies)?;
     Ok(Filtered {
         plan,
         metas,

@@ -497,3 +497,36 @@ fn bundles_that_require_the_same_share_one_answer_equal_to_their_own() {
         assert_eq!(shared.dependencies("p", b), Some(Ok(own)), "{b}");
     }
 }
+
+/// The output is checked under the limits the input was loaded with: a
+/// catalog loaded with a raised `max_depth` is not refused by its own filter.
+#[test]
+fn the_output_is_read_under_the_inputs_limits() {
+    let deep = format!("{}1{}", "[".repeat(110), "]".repeat(110));
+    let text = LINEAR.replace(
+        r#"{"type":"olm.package","value":{"packageName":"p","version":"1.3.0"}}"#,
+        &format!(
+            r#"{{"type":"olm.package","value":{{"packageName":"p","version":"1.3.0"}}}},{{"type":"example.com/deep","value":{deep}}}"#
+        ),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("catalog.json"), text).unwrap();
+    let limits = crate::source::ParseLimits {
+        max_depth: 120,
+        ..crate::source::ParseLimits::default()
+    };
+    let options = crate::load::LoadOptions {
+        limits,
+        ..crate::load::LoadOptions::default()
+    };
+    let loaded = crate::load::load_model(dir.path(), &options).unwrap_or_else(|e| panic!("{e:?}"));
+    let tables = loaded.tables(dir.path(), limits);
+    let f = filter(
+        &tables,
+        &config("packages:\n  - name: p\n"),
+        &FilterOptions::default(),
+        ChainRule::Current,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(String::from_utf8_lossy(&f.stream).contains("example.com/deep"));
+}

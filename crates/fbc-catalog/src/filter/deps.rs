@@ -16,7 +16,6 @@ use crate::tables::metas::MetaTable;
 use crate::tables::requirements::{Predicate, Requirement};
 use crate::tables::{BundleRef, Tables};
 use std::collections::{BTreeSet, HashMap};
-use std::rc::Rc;
 
 /// Most rounds of "add what dependencies need, then what those need".
 pub const MAX_ROUNDS: usize = 64;
@@ -101,10 +100,14 @@ pub fn resolve_one(
 /// bundle it is given and scans them for each dependency, so a catalog of
 /// 10,000 bundles would cost each resolution the whole catalog. Every
 /// candidate of every dependency is in the scope, so the answer is the same.
+/// Only the last package's scope is kept (a scope is a copy of the packages
+/// it holds; one per package could add up to the catalog once per package);
+/// the plan and the check ask package by package, so it is rarely rebuilt.
 pub struct Resolutions<'t> {
     tables: &'t Tables,
     done: HashMap<(String, String), Option<Result<Outcome, String>>>,
-    scopes: HashMap<String, Option<Rc<Tables>>>,
+    /// The last package asked for, and its scope (`None`: the whole catalog).
+    scope: Option<(String, Option<Tables>)>,
     /// [`Resolutions::dependencies`] by (package, signature).
     shared: HashMap<(String, String), Result<Vec<Operator>, String>>,
 }
@@ -115,7 +118,7 @@ impl<'t> Resolutions<'t> {
         Resolutions {
             tables,
             done: HashMap::new(),
-            scopes: HashMap::new(),
+            scope: None,
             shared: HashMap::new(),
         }
     }
@@ -130,12 +133,10 @@ impl<'t> Resolutions<'t> {
         let key = (package.to_string(), bundle.to_string());
         if !self.done.contains_key(&key) {
             let tables = self.tables;
-            let scoped = self
-                .scopes
-                .entry(package.to_string())
-                .or_insert_with(|| scope(tables, package).map(Rc::new))
-                .clone();
-            let outcome = match &scoped {
+            if self.scope.as_ref().is_none_or(|(p, _)| p != package) {
+                self.scope = Some((package.to_string(), scope(tables, package)));
+            }
+            let outcome = match self.scope.as_ref().and_then(|(_, s)| s.as_ref()) {
                 Some(sub) => resolve_one(sub, package, bundle),
                 None => resolve_one(tables, package, bundle),
             };

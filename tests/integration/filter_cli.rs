@@ -37,6 +37,16 @@ fn filter(dir: &Path, body: &str, extra: &[&str]) -> Run {
     }
 }
 
+/// `validate DIR` accepts the directory.
+fn assert_validates(dir: &Path) {
+    let out = Command::new(BIN).arg("validate").arg(dir).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 /// Every file under `root`, relative, sorted.
 fn files(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -89,16 +99,7 @@ fn heads_only_streams_the_heads_and_the_dependency_they_need() {
     let out_dir = dir.path().join("stream");
     std::fs::create_dir(&out_dir).unwrap();
     std::fs::write(out_dir.join("catalog.json"), &run.stdout).unwrap();
-    let status = Command::new(BIN)
-        .arg("validate")
-        .arg(&out_dir)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stdout)
-    );
+    assert_validates(&out_dir);
 }
 
 #[test]
@@ -140,16 +141,7 @@ fn a_changed_yaml_file_is_rewritten_as_a_json_stream_that_validates() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let yaml = std::fs::read_to_string(out.join("example-operator/catalog.yaml")).unwrap();
     assert!(yaml.starts_with('{') && yaml.lines().count() > 3, "{yaml}");
-    let status = Command::new(BIN)
-        .arg("validate")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stdout)
-    );
+    assert_validates(&out);
     let list: serde_json::Value = serde_json::from_slice(&std::fs::read(&images).unwrap()).unwrap();
     let refs: Vec<&str> = list
         .as_array()

@@ -26,6 +26,7 @@
 
 use super::{Dropped, Keep};
 use crate::model::{Channel, Entry};
+use crate::tables::Tables;
 use crate::tables::edges::ChannelEdges;
 use semver::Version;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
@@ -53,17 +54,19 @@ fn max_rounds(n: usize) -> usize {
 }
 
 impl<'a> ChannelWork<'a> {
-    /// A channel with nothing kept yet; `version` gives a bundle's version by name.
-    pub fn new(
-        channel: &'a Channel,
-        edges: &'a ChannelEdges,
-        version: impl Fn(&str) -> Option<&'a Version>,
-        target: u32,
-    ) -> ChannelWork<'a> {
+    /// Channel `channel` of package `package` (indices into `tables`), with
+    /// nothing kept yet and `target` (an entry index) as its head to be.
+    pub fn of(tables: &'a Tables, package: u32, channel: usize, target: u32) -> ChannelWork<'a> {
+        let p = &tables.packages()[package as usize];
+        let c = &p.channels[channel];
         ChannelWork {
-            channel,
-            edges,
-            versions: channel.entries.iter().map(|e| version(&e.name)).collect(),
+            channel: c,
+            edges: &tables.channel_edges(package)[channel],
+            versions: c
+                .entries
+                .iter()
+                .map(|e| p.bundle(&e.name).map(|b| &b.version))
+                .collect(),
             target,
             kept: BTreeMap::new(),
             dropped: BTreeMap::new(),
@@ -104,7 +107,7 @@ impl<'a> ChannelWork<'a> {
         );
     }
 
-    /// Whether entry `k` is replaced or skipped by a kept entry.
+    /// The names some kept entry replaces or skips.
     fn incoming(&self) -> HashSet<&'a str> {
         let mut names = HashSet::new();
         for &k in self.kept.keys() {

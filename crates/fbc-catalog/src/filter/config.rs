@@ -363,22 +363,21 @@ fn package(
                 format!("channel {:?} is listed twice", c.name),
             ));
         }
-        let own =
-            !(c.version_range.is_empty() && c.min_version.is_empty() && c.max_version.is_empty());
-        if own && package_window {
+        let own = window(
+            &c.version_range,
+            &c.min_version,
+            &c.max_version,
+            &place,
+            full,
+        );
+        if package_window && !matches!(own, Ok(None)) {
             problems.push((
                 place.clone(),
                 "the package gives a version window too: package and channel windows are exclusive"
                     .into(),
             ));
         }
-        match window(
-            &c.version_range,
-            &c.min_version,
-            &c.max_version,
-            &place,
-            full,
-        ) {
+        match own {
             Ok(own) => channels.push(ChannelFilter {
                 name: c.name,
                 selection: own.unwrap_or_else(|| selection.clone()),

@@ -35,8 +35,6 @@ pub struct Needed {
     pub bundle: String,
     /// The bundle whose dependency it satisfies (`package/bundle`).
     pub by: String,
-    /// The requirement, in words.
-    pub requirement: String,
 }
 
 /// A request that installs `bundle` of `package` from channel `channel`.
@@ -274,7 +272,6 @@ pub fn needed(resolutions: &mut Resolutions, bundles: &[(String, String)]) -> Ve
                 channel: op.channel,
                 bundle: op.name,
                 by: format!("{package}/{bundle}"),
-                requirement: "chosen by the resolver".into(),
             });
         }
     }

@@ -229,15 +229,8 @@ fn start_channel<'a>(
     ci: usize,
     chosen: &ChannelSelection,
 ) -> ChannelWork<'a> {
-    let package = pw.package;
-    let channel = &package.channels[ci];
-    let edges = &tables.channel_edges(pw.index)[ci];
-    let mut cw = ChannelWork::new(
-        channel,
-        edges,
-        move |name| package.bundle(name).map(|b| &b.version),
-        chosen.target,
-    );
+    let channel = &pw.package.channels[ci];
+    let mut cw = ChannelWork::of(tables, pw.index, ci, chosen.target);
     for (&i, why) in &chosen.selected {
         cw.keep(i, Keep::Selected);
         pw.reasons
@@ -318,15 +311,9 @@ fn add_needed<'a>(tables: &'a Tables, work: &mut BTreeMap<String, PackageWork<'a
         });
     pw.reasons
         .entry(n.bundle.clone())
-        .or_insert_with(|| format!("{} depends on it ({})", n.by, n.requirement));
+        .or_insert_with(|| format!("{} depends on it (chosen by the resolver)", n.by));
     if !pw.channels.contains_key(&channel.name) {
-        let edges = &tables.channel_edges(index)[ci];
-        let cw = ChannelWork::new(
-            channel,
-            edges,
-            move |name| package.bundle(name).map(|b| &b.version),
-            entry as u32,
-        );
+        let cw = ChannelWork::of(tables, index, ci, entry as u32);
         pw.channels.insert(channel.name.clone(), cw);
     }
     if let Some(cw) = pw.channels.get_mut(&channel.name) {
@@ -387,13 +374,7 @@ fn default_channel<'a>(tables: &'a Tables, pw: &mut PackageWork<'a>) -> Result<(
                 return Ok(());
             };
             let channel = &package.channels[ci];
-            let edges = &tables.channel_edges(pw.index)[ci];
-            let mut cw = ChannelWork::new(
-                channel,
-                edges,
-                move |name| package.bundle(name).map(|b| &b.version),
-                channel.head as u32,
-            );
+            let mut cw = ChannelWork::of(tables, pw.index, ci, channel.head as u32);
             cw.settle();
             pw.reasons
                 .entry(channel.head_entry().name.clone())

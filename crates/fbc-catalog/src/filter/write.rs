@@ -45,7 +45,9 @@ pub fn output_metas(
                 .then_some(Edit::Same),
         };
         match edited {
-            None => {}
+            // A deprecations blob whose every entry went goes too (a kept
+            // channel always keeps a bundle, so no channel is emptied).
+            None | Some(Edit::Emptied) => {}
             Some(Edit::Same) => out.push(OutputMeta {
                 row,
                 json: bytes.clone(),
@@ -74,6 +76,8 @@ pub fn json_lines(metas: &[OutputMeta]) -> Vec<u8> {
 enum Edit {
     Same,
     Changed(Bytes),
+    /// Every entry of its `entries` list was removed.
+    Emptied,
 }
 
 fn parse(meta: &Meta, bytes: &[u8]) -> Result<serde_json::Map<String, Value>, FilterError> {
@@ -113,31 +117,17 @@ fn channel(plan: &Plan, meta: &Meta, bytes: &Bytes) -> Result<Option<Edit>, Filt
     else {
         return Ok(None);
     };
-    let mut map = parse(meta, bytes)?;
-    let Some(Value::Array(entries)) = map.get_mut("entries") else {
-        return Ok(Some(Edit::Same));
-    };
-    let before = entries.len();
-    entries.retain(|e| {
+    retain_entries(meta, bytes, |e| {
         let name = e.get("name").and_then(Value::as_str).unwrap_or_default();
         c.bundles.iter().any(|b| b.name == name)
-    });
-    if entries.len() == before {
-        return Ok(Some(Edit::Same));
-    }
-    Ok(Some(Edit::Changed(encode(map))))
+    })
 }
 
 fn deprecations(plan: &Plan, meta: &Meta, bytes: &Bytes) -> Result<Option<Edit>, FilterError> {
     let Some(p) = plan.package(&meta.package) else {
         return Ok(None);
     };
-    let mut map = parse(meta, bytes)?;
-    let Some(Value::Array(entries)) = map.get_mut("entries") else {
-        return Ok(Some(Edit::Same));
-    };
-    let before = entries.len();
-    entries.retain(|e| {
+    retain_entries(meta, bytes, |e| {
         let reference = e.get("reference");
         let field = |k: &str| {
             reference
@@ -150,12 +140,25 @@ fn deprecations(plan: &Plan, meta: &Meta, bytes: &Bytes) -> Result<Option<Edit>,
             schema::CHANNEL => p.channels.iter().any(|c| c.name == field("name")),
             _ => true,
         }
-    });
-    if entries.len() == before {
+    })
+}
+
+/// The meta with only the `entries` that `keep` accepts: the same bytes when
+/// it accepts all (or there is no `entries` list).
+fn retain_entries(
+    meta: &Meta,
+    bytes: &Bytes,
+    keep: impl Fn(&Value) -> bool,
+) -> Result<Option<Edit>, FilterError> {
+    let mut map = parse(meta, bytes)?;
+    let Some(Value::Array(entries)) = map.get_mut("entries") else {
         return Ok(Some(Edit::Same));
-    }
-    if entries.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(Edit::Changed(encode(map))))
+    };
+    let before = entries.len();
+    entries.retain(keep);
+    Ok(Some(match entries.len() {
+        n if n == before => Edit::Same,
+        0 => Edit::Emptied,
+        _ => Edit::Changed(encode(map)),
+    }))
 }

@@ -515,12 +515,19 @@ fn the_output_is_read_under_the_inputs_limits() {
         max_depth: 120,
         ..crate::source::ParseLimits::default()
     };
-    let options = crate::load::LoadOptions {
+    // Loaded as `load` does, from the layers below the filter.
+    let loaded = crate::source::load_dir_with(dir.path(), &limits, |arena, blob| {
+        crate::model::decode_blob(arena, blob, &limits)
+    });
+    let files = loaded.files.clone();
+    let built = crate::model::build_decoded_with(loaded, ChainRule::Current)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let files = crate::tables::metas::CatalogFiles {
+        root: dir.path().to_path_buf(),
+        files,
         limits,
-        ..crate::load::LoadOptions::default()
     };
-    let loaded = crate::load::load_model(dir.path(), &options).unwrap_or_else(|e| panic!("{e:?}"));
-    let tables = loaded.tables(dir.path(), limits);
+    let tables = Tables::from_model(built.model, files);
     let f = filter(
         &tables,
         &config("packages:\n  - name: p\n"),

@@ -84,6 +84,9 @@ pub struct ServeConfig {
     pub image: Option<ImageInfo>,
     /// Polling the image's tag for new images (`--poll-interval`), when asked.
     pub poll: Option<PollConfig>,
+    /// Serve the catalog through this filter file (`--filter`), watched and
+    /// reloaded with the catalog (see [`crate::snapshot::filtered`]).
+    pub filter: Option<PathBuf>,
 }
 
 impl ServeConfig {
@@ -106,6 +109,7 @@ impl ServeConfig {
             tls: None,
             image: None,
             poll: None,
+            filter: None,
         }
     }
 }
@@ -137,6 +141,18 @@ pub enum StartError {
 pub fn first_load(config: &ServeConfig) -> Result<LoadedCatalog, StartError> {
     let spill =
         |catalog| spill::spill_logged(catalog, &config.spill, &config.root, config.load.limits);
+    if let Some(filter) = &config.filter {
+        if let Some(cache) = &config.cache {
+            tracing::warn!(
+                cache = %cache.dir.display(),
+                filter = %filter.display(),
+                "the index cache holds catalogs as they are, not filtered ones: it is not read or written while a filter applies"
+            );
+        }
+        return crate::snapshot::filtered::load_filtered(&config.root, filter, &config.load)
+            .map(spill)
+            .map_err(StartError::Catalog);
+    }
     let Some(cache) = &config.cache else {
         return load::load(&config.root, &config.load)
             .map(spill)
@@ -471,7 +487,12 @@ fn reload_config(config: &ServeConfig) -> ReloadConfig {
         options: config.load,
         load_timeout: config.load_timeout,
         spill: config.spill.clone(),
-        cache_dir: config.cache.as_ref().map(|c| c.dir.clone()),
+        // a filtered catalog is not cached (see crate::snapshot::filtered)
+        cache_dir: match config.filter {
+            Some(_) => None,
+            None => config.cache.as_ref().map(|c| c.dir.clone()),
+        },
         image: config.image.clone(),
+        filter: config.filter.clone(),
     }
 }

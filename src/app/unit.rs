@@ -321,6 +321,7 @@ fn unit_config(spec: &CatalogSpec, defaults: &CatalogDefaults) -> (ServeConfig, 
         must_write: false,
     });
     serve.watch = defaults.watch;
+    serve.filter = spec.filter.clone();
     serve.reload_debounce = defaults.reload_debounce;
     // Each catalog's reload task listens for SIGHUP: the signal reloads every catalog,
     // as it reloads the one of `serve DIR`.

@@ -126,11 +126,12 @@ pub struct ServeArgs {
     #[arg(short, long)]
     pub port: Option<u16>,
     /// Serve the catalogs this YAML file lists (`catalogs:` entries with `name`, `source`,
-    /// `port`, `pollInterval`, `priority`, `limits`); the file is watched and catalogs
+    /// `port`, `pollInterval`, `priority`, `filter`, `limits`); the file is watched and catalogs
     /// added, removed or changed in it are started and stopped without touching the others.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Serve this catalog (repeatable): NAME=SOURCE[,port=N][,pollInterval=D][,priority=P].
+    /// Serve this catalog (repeatable):
+    /// NAME=SOURCE[,port=N][,pollInterval=D][,priority=P][,filter=FILE].
     /// HTTP serves it at /catalogs/NAME/…; `port` gives it its own api.Registry port.
     #[arg(long = "catalog", id = "catalogs", value_name = "NAME=SOURCE[,port=N]",
           value_parser = parse_catalog)]
@@ -181,6 +182,12 @@ pub struct ServeArgs {
     /// never replaces the served catalog. Off by default; a digest reference never changes.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub poll_interval: Option<std::time::Duration>,
+    /// Serve the catalog through this filter (a FilterConfiguration, as `fbc-registry
+    /// filter --config` reads): every API sees only the filtered catalog, the catalog
+    /// itself is left as it is. The file is watched with the catalog; one that does not
+    /// read or apply never replaces the served catalog. Not with --cache-only.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["config", "catalogs"])]
+    pub filter: Option<PathBuf>,
     /// Parsing limits and the load timeout.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -277,6 +284,12 @@ impl ServeArgs {
         fetched: &Fetched,
         fetch: &FetchOptions,
     ) -> Result<ServeConfig, String> {
+        if self.filter.is_some() && self.cache_only {
+            return Err(
+                "--cache-only writes the index cache, which holds catalogs as they are: it does not go with --filter"
+                    .to_owned(),
+            );
+        }
         Ok(ServeConfig {
             root: fetched.dir.clone(),
             listen: Listen::AllInterfaces(self.port.unwrap_or(DEFAULT_PORT)),
@@ -299,6 +312,7 @@ impl ServeArgs {
             tls: self.tls_files(),
             image: fetched.image.clone(),
             poll: self.poll_config(fetched, fetch)?,
+            filter: self.filter.clone(),
         })
     }
 

@@ -67,7 +67,7 @@ pub fn run(args: &FilterArgs) -> ExitCode {
 
 fn filter_and_write(args: &FilterArgs) -> Result<(), String> {
     let config = read_config(&args.config)?;
-    let offline = load_offline(&args.catalog, &args.limits, false).map_err(|e| match e {
+    let offline = load_offline(&args.catalog, &args.limits, false, None).map_err(|e| match e {
         super::graph::source::AskError::Invalid(problems) => {
             let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
             format!(
@@ -112,18 +112,11 @@ fn filter_and_write(args: &FilterArgs) -> Result<(), String> {
     }
 }
 
-/// Reads and checks the filter file (at most [`config::MAX_BYTES`]).
+/// Reads and checks the filter file (see [`config::read`]).
 pub fn read_config(path: &Path) -> Result<config::FilterConfig, String> {
-    let name = path.display().to_string();
-    let bytes = crate::fleet::config::read_capped(path, config::MAX_BYTES as u64)
-        .map_err(|e| format!("{name}: {e}"))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{name}: not UTF-8 (byte {} is not valid)",
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    config::parse(&name, &text).map_err(|e| e.problems.join("\n"))
+    config::read(path)
+        .map(|file| file.config)
+        .map_err(|e| e.problems.join("\n"))
 }
 
 /// `--explain`: one line per input bundle, by package then bundle.

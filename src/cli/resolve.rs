@@ -165,7 +165,7 @@ fn several(a: &ResolveArgs, request: pb::ResolveRequest) -> Result<pb::ResolveRe
                 names.join(" ")
             ))));
         }
-        let offline = load_offline(Path::new(source), &a.source.limits, a.source.strict)?;
+        let offline = load_offline(Path::new(source), &a.source.limits, a.source.strict, None)?;
         given.push((name.to_string(), offline));
     }
     let empty = Tables::empty();

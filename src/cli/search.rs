@@ -76,7 +76,12 @@ pub fn run(a: &SearchArgs) -> ExitCode {
     };
     let mut loaded = Vec::with_capacity(specs.len());
     for spec in specs {
-        match load_offline(std::path::Path::new(&spec.source), &a.limits, false) {
+        match load_offline(
+            std::path::Path::new(&spec.source),
+            &a.limits,
+            false,
+            spec.filter.as_deref(),
+        ) {
             Ok(offline) => {
                 let cards = Browser::build(&offline);
                 loaded.push(Loaded {

@@ -2,7 +2,7 @@
 //!
 //! In: the file's YAML (`catalogs:` a list of `name`, `source`, `port`, `pollInterval`,
 //! `priority`, `filter`, `limits`), and flag values `NAME=SOURCE[,port=N][,pollInterval=D]
-//! [,priority=P]`. Out: [`CatalogSpec`]s in the order given, every one checked — a name
+//! [,priority=P][,filter=FILE]`. Out: [`CatalogSpec`]s in the order given, every one checked — a name
 //! catalogd accepts and no other catalog has, a source, a port no other catalog has —
 //! or a [`ConfigError`] naming the file, the line, the entry and the field.
 //!
@@ -36,7 +36,8 @@ pub struct CatalogSpec {
     /// Clients prefer a catalog of higher priority when several carry a package
     /// (OLM v0's `CatalogSource.spec.priority`, catalogd's `ClusterCatalog.spec.priority`).
     pub priority: i32,
-    /// A filter file (not served by this version: refused when given).
+    /// A filter file the catalog is served through (see `crate::snapshot::filtered`),
+    /// relative to the working directory as `source` is.
     pub filter: Option<PathBuf>,
     /// Limits that differ from the server-wide flags.
     pub limits: CatalogLimits,
@@ -211,7 +212,7 @@ fn first_line(message: &str) -> String {
     message.lines().next().unwrap_or_default().trim().to_owned()
 }
 
-/// Reads one `--catalog NAME=SOURCE[,port=N][,pollInterval=D][,priority=P]` value.
+/// Reads one `--catalog NAME=SOURCE[,port=N][,pollInterval=D][,priority=P][,filter=FILE]` value.
 pub fn parse_flag(value: &str) -> Result<CatalogSpec, ConfigError> {
     let failed = |message: String| ConfigError {
         origin: format!("--catalog {value}"),
@@ -254,9 +255,10 @@ pub fn parse_flag(value: &str) -> Result<CatalogSpec, ConfigError> {
                     .parse()
                     .map_err(|_| failed(format!("priority: {v:?} is not a whole number")))?
             }
+            "filter" => spec.filter = Some(PathBuf::from(v)),
             other => {
                 return Err(failed(format!(
-                    "unknown option {other:?} (port, pollInterval, priority)"
+                    "unknown option {other:?} (port, pollInterval, priority, filter)"
                 )));
             }
         }
@@ -284,12 +286,12 @@ fn check_one(spec: &CatalogSpec) -> Result<(), String> {
     {
         return Err(format!("{:?}: pollInterval must be at least 1s", spec.name));
     }
-    if let Some(filter) = &spec.filter {
-        return Err(format!(
-            "{:?}: filter {}: filters are not served by this version; remove the key to serve the whole catalog",
-            spec.name,
-            filter.display()
-        ));
+    if spec
+        .filter
+        .as_ref()
+        .is_some_and(|f| f.as_os_str().is_empty())
+    {
+        return Err(format!("{:?}: filter must name a file", spec.name));
     }
     Ok(())
 }

@@ -47,6 +47,7 @@ pub async fn catalogs(state: ApiState, method: Method, uri: Uri, _headers: Heade
                 "digest": snapshot.as_ref().map(|s| s.digest.to_string()),
                 "generation": snapshot.as_ref().map(|s| s.generation),
                 "imageDigest": snapshot.as_ref().and_then(|s| s.image.as_ref()).map(|i| i.digest.to_string()),
+                "filterDigest": snapshot.as_ref().and_then(|s| s.filter.as_ref()).map(|f| f.digest.clone()),
                 "packages": packages,
                 "status": m.status.to_json(&m.name)["status"],
             })

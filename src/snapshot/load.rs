@@ -11,7 +11,7 @@ use crate::views::registry::{RegistryView, Stats};
 use fbc_catalog::diagnostic::{Diagnostic, Kind, Location};
 pub use fbc_catalog::load::LoadOptions;
 use fbc_catalog::source::CatalogDigest;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// A loaded catalog: its tables, its `api.Registry` view and how loading went.
@@ -23,6 +23,17 @@ pub struct LoadedCatalog {
     pub registry: RegistryView,
     /// Counts, timings and warnings.
     pub report: LoadReport,
+    /// The filter it was served through, and the directory its files are then read
+    /// from (see [`crate::snapshot::filtered`]); `None` for a catalog as it is.
+    pub filter: Option<std::sync::Arc<FilteredSource>>,
+}
+
+impl LoadedCatalog {
+    /// The directory its metas are read back from: `root`, the directory it was
+    /// loaded from, or the filtered catalog's own.
+    pub fn files_root<'a>(&'a self, root: &'a Path) -> &'a Path {
+        self.filter.as_ref().map_or(root, |f| f.dir())
+    }
 }
 
 /// What a successful load found and how long each stage took.
@@ -50,12 +61,35 @@ pub struct LoadReport {
     pub mapped_bytes: u64,
     /// Warnings (e.g. replies too large for Go clients).
     pub warnings: Vec<String>,
+    /// The digest of the filter the catalog was served through, when it was (see
+    /// [`FilteredSource::digest`]).
+    pub filter_digest: Option<String>,
 }
 
 impl LoadReport {
     /// Total load time.
     pub fn total(&self) -> Duration {
         self.parse + self.validate + self.index + self.spill
+    }
+}
+
+/// Where a filtered catalog came from, and where it is read from (made by
+/// [`crate::snapshot::filtered`]).
+#[derive(Debug)]
+pub struct FilteredSource {
+    /// The filter file, as given.
+    pub path: PathBuf,
+    /// `sha256:` and the hex SHA-256 of the filter file's bytes as applied.
+    pub digest: String,
+    /// The private directory holding the filtered catalog (`catalog.json`); removed
+    /// when the last snapshot reading it goes.
+    pub(crate) scratch: tempfile::TempDir,
+}
+
+impl FilteredSource {
+    /// The directory the filtered catalog is read from.
+    pub fn dir(&self) -> &Path {
+        self.scratch.path()
     }
 }
 
@@ -167,11 +201,13 @@ pub fn load(root: &Path, options: &LoadOptions) -> Result<LoadedCatalog, Vec<Dia
         spill: Duration::ZERO,
         mapped_bytes: 0,
         warnings,
+        filter_digest: None,
     };
     Ok(LoadedCatalog {
         tables: crate::views::registry::SnapshotTables::built(tables),
         registry: index,
         report,
+        filter: None,
     })
 }
 

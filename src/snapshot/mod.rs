@@ -9,6 +9,7 @@
 //! |---|---|
 //! | [`fetch`] | a catalog argument (directory, OCI layout, registry image) → a directory to load, images unpacked into the store |
 //! | [`load`] | directory → the `api.Registry` view, in one call with a report |
+//! | [`filtered`] | directory + filter file → the filtered catalog, loaded as any other |
 //! | [`cache`] | directory + cache dir → the same, warm from disk when the digest matches |
 //! | [`deadline`] | watchdogs for loads on file systems that may hang |
 //! | [`mapped`] | files mapped read-only as bytes; pages a decode touched handed back |
@@ -24,6 +25,7 @@ pub mod budget;
 pub mod cache;
 pub(crate) mod deadline;
 pub(crate) mod fetch;
+pub mod filtered;
 pub mod load;
 pub(crate) mod mapped;
 pub mod poll;
@@ -55,6 +57,8 @@ pub struct Snapshot {
     pub digest: CatalogDigest,
     /// The image it was unpacked from, when it was one.
     pub image: Option<fetch::ImageInfo>,
+    /// The filter it is served through, when there is one (its path and digest).
+    pub filter: Option<Arc<load::FilteredSource>>,
     /// The typed tables every view reads (decoded from the cache on first use
     /// after a warm start).
     pub tables: SnapshotTables,
@@ -312,6 +316,7 @@ impl Publisher {
             generation,
             digest,
             image,
+            filter: catalog.filter,
             tables: catalog.tables,
             registry: catalog.registry,
             mapped_bytes: catalog.report.mapped_bytes,

@@ -74,6 +74,9 @@ pub struct ReloadConfig {
     pub cache_dir: Option<PathBuf>,
     /// The image `root` was unpacked from, when it was.
     pub image: Option<ImageInfo>,
+    /// The filter file the catalog is served through (see
+    /// [`crate::snapshot::filtered`]): read again on every rebuild, and watched.
+    pub filter: Option<PathBuf>,
 }
 
 /// What makes the reload task rebuild.
@@ -159,7 +162,7 @@ pub fn spawn(config: ReloadConfig, publisher: Publisher) -> ReloadHandle {
     }
     // Armed before returning, so no change made after `spawn` returns is missed.
     let watcher = if config.watch {
-        arm_watcher(&config.root, &tx)
+        arm_watcher(&config.root, config.filter.as_deref(), &tx)
     } else {
         None
     };
@@ -273,7 +276,7 @@ async fn run(
         if config.watch {
             // The root may have been replaced: watch whatever is there now.
             drop(watcher.take());
-            watcher = arm_watcher(&config.root, &tx);
+            watcher = arm_watcher(&config.root, config.filter.as_deref(), &tx);
         }
     }
 }
@@ -339,6 +342,7 @@ pub fn log_loaded(
         configs = %dir.display(),
         image = image.map(|i| i.reference.as_str()),
         image_digest = image.map(|i| tracing::field::display(&i.digest)),
+        filter_digest = report.filter_digest.as_deref(),
         generation,
         digest = %report.digest,
         packages = s.packages,
@@ -377,16 +381,18 @@ async fn rebuild(config: &ReloadConfig, root: &Path) -> Result<LoadedCatalog, Re
     let options = config.options;
     let spill = config.spill.clone();
     let cache_dir = config.cache_dir.clone();
+    let filter = config.filter.clone();
     let thread = std::thread::Builder::new()
         .name("catalog-reload".into())
         .spawn(move || {
-            let loaded = load::load(&root, &options).map(|catalog| {
-                let catalog = match &cache_dir {
-                    Some(dir) => rewrite_cache(dir, catalog, &root, options.limits),
-                    None => catalog,
-                };
-                crate::snapshot::spill::spill_logged(catalog, &spill, &root, options.limits)
-            });
+            let loaded = crate::snapshot::filtered::load_source(&root, filter.as_deref(), &options)
+                .map(|catalog| {
+                    let catalog = match &cache_dir {
+                        Some(dir) => rewrite_cache(dir, catalog, &root, options.limits),
+                        None => catalog,
+                    };
+                    crate::snapshot::spill::spill_logged(catalog, &spill, &root, options.limits)
+                });
             let _ = tx.send(loaded);
         });
     let internal = |message: String| RebuildFailure {
@@ -464,17 +470,28 @@ fn rewrite_cache(
     catalog
 }
 
-/// Watches `root` recursively and its parent for the root itself being replaced.
-fn arm_watcher(root: &Path, tx: &mpsc::Sender<Trigger>) -> Option<notify::RecommendedWatcher> {
+/// Watches `root` recursively and its parent for the root itself being replaced; and
+/// the directory holding `filter`, when there is one (a ConfigMap swaps its `..data`
+/// link there, an editor renames over the file).
+fn arm_watcher(
+    root: &Path,
+    filter: Option<&Path>,
+    tx: &mpsc::Sender<Trigger>,
+) -> Option<notify::RecommendedWatcher> {
     let root_abs = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-    let filter_root = root_abs.clone();
+    let filter_dir = filter.map(|f| {
+        let abs = std::path::absolute(f).unwrap_or_else(|_| f.to_path_buf());
+        abs.parent().map_or_else(|| abs.clone(), Path::to_path_buf)
+    });
+    let watched = [Some(root_abs.clone()), filter_dir.clone()];
     let tx = tx.clone();
     let handler = move |res: notify::Result<notify::Event>| match res {
         Ok(event) => {
             if matches!(event.kind, EventKind::Access(_)) {
                 return;
             }
-            if event.paths.iter().any(|p| p.starts_with(&filter_root)) || event.paths.is_empty() {
+            let ours = |p: &PathBuf| watched.iter().flatten().any(|w| p.starts_with(w));
+            if event.paths.iter().any(ours) || event.paths.is_empty() {
                 let _ = tx.try_send(Trigger::Changed);
             }
         }
@@ -494,6 +511,11 @@ fn arm_watcher(root: &Path, tx: &mpsc::Sender<Trigger>) -> Option<notify::Recomm
     }
     if let Err(e) = watcher.watch(&root_abs, RecursiveMode::Recursive) {
         tracing::warn!(error = %e, root = %root_abs.display(), "cannot watch the catalog; waiting for it to reappear");
+    }
+    if let Some(dir) = &filter_dir
+        && let Err(e) = watcher.watch(dir, RecursiveMode::NonRecursive)
+    {
+        tracing::warn!(error = %e, dir = %dir.display(), "cannot watch the filter's directory; reload with SIGHUP instead");
     }
     Some(watcher)
 }

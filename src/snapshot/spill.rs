@@ -99,8 +99,9 @@ pub fn spill(
         }
     };
     let written = write_nameless(&catalog, &dir);
+    let root = catalog.files_root(root).to_path_buf();
     // SAFETY: the file has no name; this process wrote it whole and never writes it again.
-    let served = written.and_then(|file| unsafe { served_from(&file, root, limits) });
+    let served = written.and_then(|file| unsafe { served_from(&file, &root, limits) });
     match served {
         Ok(views) => swap(catalog, views, started),
         Err(why) => {
@@ -162,6 +163,7 @@ fn swap(
         tables,
         registry,
         mut report,
+        filter,
     } = catalog;
     // freed before the allocator is asked to hand the pages back
     drop((tables, registry));
@@ -172,6 +174,7 @@ fn swap(
         tables: views.tables,
         registry: views.index,
         report,
+        filter,
     };
     (catalog, Spilled::Mapped { bytes })
 }

@@ -47,5 +47,6 @@ mod opm;
 mod probe;
 mod reload;
 mod resolve_cli;
+mod serve_filter;
 mod server;
 mod tls;

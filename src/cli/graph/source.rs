@@ -57,6 +57,8 @@ pub enum Source {
 pub struct Offline {
     tables: Tables,
     _fetched: crate::snapshot::fetch::Fetched,
+    /// The filtered catalog's own files, when it was loaded through a filter.
+    _filtered: Option<crate::snapshot::load::FilteredSource>,
 }
 
 impl std::ops::Deref for Offline {
@@ -204,7 +206,7 @@ fn load(
     limits: &crate::cli::values::LimitArgs,
     strict: bool,
 ) -> Result<Source, AskError> {
-    load_offline(arg, limits, strict).map(|o| Source::Offline(Box::new(o)))
+    load_offline(arg, limits, strict, None).map(|o| Source::Offline(Box::new(o)))
 }
 
 /// [`load`]'s catalog, read here.
@@ -212,6 +214,7 @@ pub(crate) fn load_offline(
     arg: &std::path::Path,
     limits: &crate::cli::values::LimitArgs,
     strict: bool,
+    filter: Option<&std::path::Path>,
 ) -> Result<Offline, AskError> {
     let fetched = crate::snapshot::fetch::fetch(arg, &limits.fetch_options(None))?;
     let dir = fetched.dir.as_path();
@@ -228,6 +231,11 @@ pub(crate) fn load_offline(
         },
         ..limits.load_options()
     };
+    let filtered = filter
+        .map(|filter| crate::snapshot::filtered::apply(dir, filter, &options))
+        .transpose()
+        .map_err(AskError::Invalid)?;
+    let dir = filtered.as_ref().map_or(dir, |f| f.dir());
     let loaded = fbc_catalog::load::load_model(dir, &options).map_err(AskError::Invalid)?;
     for warning in &loaded.warnings {
         let why = warning.hint.as_deref().unwrap_or_default();
@@ -237,5 +245,6 @@ pub(crate) fn load_offline(
     Ok(Offline {
         tables,
         _fetched: fetched,
+        _filtered: filtered,
     })
 }

@@ -71,10 +71,13 @@ fn errors_name_the_file_line_entry_and_field() {
 }
 
 #[test]
-fn a_filter_is_refused_until_filters_are_served() {
+fn a_filter_is_read_and_an_empty_one_refused() {
     let text = "catalogs:\n- name: a\n  source: /x\n  filter: /etc/f.yaml\n";
+    let specs = parse("c.yaml", text).unwrap();
+    assert_eq!(specs[0].filter.as_deref(), Some(Path::new("/etc/f.yaml")));
+    let text = "catalogs:\n- name: a\n  source: /x\n  filter: \"\"\n";
     let e = parse("c.yaml", text).unwrap_err();
-    assert!(e.message.contains("filters are not served"), "{e}");
+    assert!(e.message.contains("filter must name a file"), "{e}");
 }
 
 #[test]

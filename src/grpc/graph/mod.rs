@@ -41,6 +41,16 @@ pub fn snapshot_info(s: &Snapshot) -> pb::SnapshotInfo {
             .as_ref()
             .map(|i| i.digest.to_string())
             .unwrap_or_default(),
+        filter_path: s
+            .filter
+            .as_ref()
+            .map(|f| f.path.display().to_string())
+            .unwrap_or_default(),
+        filter_digest: s
+            .filter
+            .as_ref()
+            .map(|f| f.digest.clone())
+            .unwrap_or_default(),
     }
 }
 

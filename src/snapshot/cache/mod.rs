@@ -267,6 +267,7 @@ fn read_warm(
         tables,
         registry: index,
         report,
+        filter: None,
     }))
 }
 
@@ -357,6 +358,10 @@ pub fn store_and_serve(
     root: &Path,
     limits: fbc_catalog::source::ParseLimits,
 ) -> (LoadedCatalog, Result<(), String>) {
+    if catalog.filter.is_some() {
+        // the cache is keyed by the catalog's files; a filtered catalog is not them
+        return (catalog, Err("a filtered catalog is not cached".to_owned()));
+    }
     let digest = catalog.report.digest;
     let started = Instant::now();
     let _loading = crate::snapshot::load::Loading::start();

@@ -214,6 +214,32 @@ struct RawBundle {
     name: String,
 }
 
+/// A filter file as read: its checked configuration and its bytes (what a
+/// digest of the filter is taken over).
+#[derive(Clone, Debug)]
+pub struct FilterFile {
+    /// The configuration.
+    pub config: FilterConfig,
+    /// The file's bytes, as read.
+    pub bytes: Vec<u8>,
+}
+
+/// Reads and checks the filter file at `path`: a regular file (never a FIFO or
+/// a device) of at most [`MAX_BYTES`], UTF-8, then [`parse`]d.
+pub fn read(path: &std::path::Path) -> Result<FilterFile, ConfigError> {
+    let name = path.display().to_string();
+    let one = |message: String| ConfigError {
+        problems: vec![format!("{name}: {message}")],
+    };
+    let mut bytes = Vec::new();
+    crate::source::read::read_regular(path, MAX_BYTES as u64, &mut bytes)
+        .map_err(|e| one(e.to_string()))?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| one(format!("not UTF-8 (byte {} is not valid)", e.valid_up_to())))?;
+    let config = parse(&name, text)?;
+    Ok(FilterFile { config, bytes })
+}
+
 /// Parses and checks filter text; `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<FilterConfig, ConfigError> {
     let one = |message: String| ConfigError {

@@ -38,6 +38,7 @@ const LAYERS: &[&str] = &[
     "graph",
     "resolve",
     "filter",
+    "diff",
     "load",
     "catalogd",
     // fbc-image, catalog images (above the library, beside the server)

@@ -49,6 +49,7 @@
 pub mod arena;
 pub mod catalogd;
 pub mod diagnostic;
+pub mod diff;
 pub mod filter;
 pub mod graph;
 pub mod load;

@@ -59,6 +59,10 @@ fn main() {
                 every_shared_catalog_filters_keeping_every_guarantee,
             ),
             (
+                "diffs_of_the_community_catalogs_and_of_each_catalog_with_itself",
+                diffs_of_the_community_catalogs_and_of_each_catalog_with_itself,
+            ),
+            (
                 "community_v4_16_answers_every_rpc",
                 community_v4_16_answers_every_rpc,
             ),
@@ -531,6 +535,74 @@ fn search_and_priority_across_the_two_community_catalogs(root: PathBuf) -> Resul
 /// and a few windows; every output passed the filter's own checks, and here
 /// the resolver confirms, on the output, that each kept bundle with a
 /// dependency resolves, and a full filter writes the catalog unchanged.
+/// `diff` of each shared catalog with itself is empty; community-v4.16 → v4.20 names
+/// what moved, and the way back names the same bundles the other way round.
+fn diffs_of_the_community_catalogs_and_of_each_catalog_with_itself(
+    root: PathBuf,
+) -> Result<(), Failed> {
+    use fbc_catalog::diff::diff;
+    let load = |name: &str| {
+        fbc_catalog::tables::testing::from_dir(&root.join(name))
+            .map_err(|e| Failed::from(format!("{name}: {e:?}")))
+    };
+    for (name, ..) in EXPECTED {
+        let tables = load(name)?;
+        let d = diff(&tables, &tables);
+        if !d.is_empty() {
+            return Err(format!("{name} against itself: {d:?}").into());
+        }
+    }
+    let (old, new) = (load("community-v4.16")?, load("community-v4.20")?);
+    let forward = diff(&old, &new);
+    let backward = diff(&new, &old);
+    let s = forward.summary();
+    if s.packages_added == 0 || s.packages_removed == 0 || s.heads_moved == 0 {
+        return Err(format!("v4.16 → v4.20 found too little: {s:?}").into());
+    }
+    if forward.packages_added != backward.packages_removed
+        || forward.packages_removed != backward.packages_added
+    {
+        return Err("the way back does not swap added and removed packages".into());
+    }
+    let gone: Vec<&str> = forward
+        .impact
+        .bundles_gone
+        .iter()
+        .map(|b| b.bundle.as_str())
+        .collect();
+    for b in &gone {
+        let in_new = new
+            .packages()
+            .iter()
+            .flat_map(|p| &p.channels)
+            .flat_map(|c| &c.entries)
+            .any(|e| e.name == *b);
+        if in_new {
+            return Err(format!("{b} is called gone but is in a channel of v4.20").into());
+        }
+    }
+    // every head that moved is the head of that channel in v4.20
+    for p in &forward.packages {
+        for c in p
+            .channels
+            .iter()
+            .filter_map(|c| Some((c, c.head.as_ref()?)))
+        {
+            let (channel, head) = c;
+            let now = new
+                .package(&p.name)
+                .and_then(|(_, np)| np.channel(&channel.name))
+                .map(|nc| nc.head_entry().name.clone());
+            if now.as_deref() != Some(head.new.as_str()) {
+                return Err(
+                    format!("{}/{}: head {head:?} vs {now:?}", p.name, channel.name).into(),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 fn every_shared_catalog_filters_keeping_every_guarantee(root: PathBuf) -> Result<(), Failed> {
     use fbc_catalog::filter::{self, FilterOptions, config, deps};
     use fbc_catalog::resolve::Outcome;

@@ -63,6 +63,9 @@ pub enum Command {
     /// A catalog cut down for a mirror by a FilterConfiguration: still valid, still
     /// upgradable, dependencies included.
     Filter(crate::cli::filter::FilterArgs),
+    /// What changed between two catalogs (directories, images or servers) and what it
+    /// does to installed bundles: stranded versions, broken or changed upgrade paths.
+    Diff(crate::cli::diff::DiffArgs),
     /// A gRPC health check with grpc_health_probe's flags and exit codes (`-addr=:50051`);
     /// the binary also answers to the name `grpc_health_probe`.
     Probe(ProbeArgs),

@@ -7,6 +7,7 @@
 //! `search` (packages across catalogs) in [`search`].
 
 pub(crate) mod args;
+pub(crate) mod diff;
 pub(crate) mod filter;
 pub(crate) mod graph;
 mod many;
@@ -68,6 +69,7 @@ pub fn main() -> ExitCode {
         Command::Resolve(args) => resolve::run(&args),
         Command::Search(args) => search::run(&args),
         Command::Filter(args) => filter::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Probe(args) => probe::main(&args.args),
     }
 }

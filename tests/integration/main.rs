@@ -32,6 +32,7 @@ mod browser_http;
 mod catalogs;
 mod cli;
 mod conformance;
+mod diff_cli;
 mod filter_cli;
 mod graph;
 mod graphql;

@@ -11,6 +11,7 @@
 //! API serves, so both say the same.
 
 pub mod answer;
+pub(crate) mod catalog_diff;
 pub(crate) mod resolve;
 
 use crate::fbc_v1 as pb;
@@ -84,6 +85,7 @@ async fn on_tables<T: Send + 'static>(
         .map_err(|e| Status::internal(format!("a graph worker failed: {e}")))?
 }
 
+type CatalogStream = Pin<Box<dyn Stream<Item = Result<pb::ExportCatalogResponse, Status>> + Send>>;
 type ExportStream = Pin<Box<dyn Stream<Item = Result<pb::ExportGraphResponse, Status>> + Send>>;
 
 /// `fbc.v1.Graph` over a catalog.
@@ -246,6 +248,29 @@ impl pb::graph_server::Graph for Graph {
         let info = snapshot_info(&snap);
         let mut reply = on_tables(snap, move |t| answer::lint(t, &r)).await?;
         reply.snapshot = Some(info);
+        Ok(Response::new(reply))
+    }
+
+    type ExportCatalogStream = CatalogStream;
+
+    async fn export_catalog(
+        &self,
+        request: Request<pb::ExportCatalogRequest>,
+    ) -> Result<Response<Self::ExportCatalogStream>, Status> {
+        let r = request.into_inner();
+        let snap = snapshot(&self.target(&r.catalog)?, &r.snapshot_digest)?;
+        let chunks = catalog_diff::export(&snap, snapshot_info(&snap)).await?;
+        Ok(Response::new(Box::pin(tokio_stream::iter(chunks))))
+    }
+
+    async fn diff_catalog(
+        &self,
+        request: Request<tonic::Streaming<pb::DiffCatalogRequest>>,
+    ) -> Result<Response<pb::DiffCatalogResponse>, Status> {
+        let upload = catalog_diff::receive(request.into_inner()).await?;
+        let snap = snapshot(&self.target(&upload.catalog)?, &upload.snapshot_digest)?;
+        let info = snapshot_info(&snap);
+        let reply = on_tables(snap, move |t| catalog_diff::answer(t, &upload.bytes, info)).await?;
         Ok(Response::new(reply))
     }
 

@@ -106,12 +106,12 @@ fn consequences(out: &mut String, diff: &CatalogDiff, md: bool) {
         }
         heading(out, &format!("OLM v0 paths {}", kind.as_str()), md);
         for p in paths.iter().take(SHOWN) {
-            let arrow = |path: &[String]| {
-                if path.is_empty() {
-                    "(none)".to_owned()
-                } else {
-                    path.join(" → ")
+            let arrow = |path: &[String]| match path {
+                [] => "(none)".to_owned(),
+                [a, b, .., y, z] if path.len() > 5 => {
+                    format!("{a} → {b} → … → {y} → {z} ({} installs)", path.len())
                 }
+                _ => path.join(" → "),
             };
             let mut text = format!(
                 "{}/{} {}: was {}; now {}",

@@ -16,11 +16,10 @@
 
 use super::Plan;
 use super::deps;
-use crate::arena::Arena;
 use crate::graph::upgrade_path::{self, Outcome as PathOutcome, PathQuery, Semantics};
-use crate::model::{self, ChainRule};
+use crate::model::ChainRule;
 use crate::resolve::Outcome;
-use crate::source::{self, Loaded, ParseLimits};
+use crate::source::ParseLimits;
 use crate::tables::Tables;
 
 /// What failed, one line each.
@@ -36,19 +35,7 @@ pub fn output_tables(
     rule: ChainRule,
     limits: &ParseLimits,
 ) -> Result<Tables, Vec<String>> {
-    let parsed = source::parse_file_with("filtered.json", stream, limits);
-    let mut arena = Arena::new();
-    let loaded = Loaded {
-        blobs: parsed
-            .blobs
-            .into_iter()
-            .map(|b| model::decode_blob(&mut arena, b, limits))
-            .collect(),
-        errors: parsed.errors,
-        files: Vec::new(),
-    };
-    model::build_decoded_with(loaded, rule)
-        .map(|built| Tables::detached(built.model))
+    Tables::from_stream("filtered.json", stream, rule, limits)
         .map_err(|diags| diags.iter().map(ToString::to_string).collect())
 }
 

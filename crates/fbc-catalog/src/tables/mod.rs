@@ -134,6 +134,29 @@ impl Tables {
         Tables::new(Vec::new(), Vec::new(), MetaTable::detached(Vec::new()))
     }
 
+    /// The tables of a catalog held in memory as one stream of documents (`file` names
+    /// it in diagnostics and decides JSON or YAML), parsed under `limits`, built and
+    /// validated under `rule`; detached (see [`Tables::detached`]).
+    pub fn from_stream(
+        file: &str,
+        stream: &[u8],
+        rule: crate::model::ChainRule,
+        limits: &crate::source::ParseLimits,
+    ) -> Result<Tables, Vec<crate::diagnostic::Diagnostic>> {
+        let parsed = crate::source::parse_file_with(file, stream, limits);
+        let mut arena = crate::arena::Arena::new();
+        let loaded = crate::source::Loaded {
+            blobs: parsed
+                .blobs
+                .into_iter()
+                .map(|b| crate::model::decode_blob(&mut arena, b, limits))
+                .collect(),
+            errors: parsed.errors,
+            files: Vec::new(),
+        };
+        crate::model::build_decoded_with(loaded, rule).map(|built| Tables::detached(built.model))
+    }
+
     /// The tables of a model built from text in memory: as [`Tables::from_model`],
     /// but the metas' JSON cannot be produced (see [`MetaTable::detached`]).
     pub fn detached(model: Model) -> Tables {

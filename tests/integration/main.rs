@@ -34,6 +34,7 @@ mod cli;
 mod conformance;
 mod diff_cli;
 mod filter_cli;
+mod filter_differential;
 mod graph;
 mod graphql;
 mod harness;

@@ -187,3 +187,24 @@ async fn a_served_catalog_is_diffed_as_its_directory_is() {
         .unwrap_err();
     assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
 }
+
+#[tokio::test]
+async fn a_catalog_sent_past_the_cap_is_refused_before_more_is_read() {
+    let server = TestServer::start(&example()).await;
+    let mut client = GraphClient::new(server.channel().await);
+    let chunks = std::iter::repeat_with(|| pb::DiffCatalogRequest {
+        data: vec![b' '; 1 << 20],
+        ..Default::default()
+    })
+    .take(65);
+    let refused = client
+        .diff_catalog(tokio_stream::iter(chunks))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.code(),
+        tonic::Code::ResourceExhausted,
+        "{refused:?}"
+    );
+    assert!(refused.message().contains("larger than"), "{refused:?}");
+}

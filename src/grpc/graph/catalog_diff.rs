@@ -7,7 +7,10 @@
 //!
 //! The client's catalog is held to [`MAX_UPLOAD`] bytes in all (RESOURCE_EXHAUSTED
 //! past it, before more is read), parsed under the default parse limits and
-//! validated as `validate` does (INVALID_ARGUMENT naming the first problems).
+//! validated as `validate` does (INVALID_ARGUMENT naming the first problems). One
+//! `DiffCatalog` runs at a time per server (another is refused with
+//! RESOURCE_EXHAUSTED at once, never queued), so uploads never hold more than one
+//! [`MAX_UPLOAD`] of memory.
 
 use crate::fbc_v1 as pb;
 use crate::snapshot::Snapshot;
@@ -21,7 +24,7 @@ use tonic::{Status, Streaming};
 /// Largest chunk `ExportCatalog` sends.
 pub const CHUNK: usize = 1 << 20;
 /// Most bytes `DiffCatalog` accepts from a client.
-pub const MAX_UPLOAD: usize = 256 << 20;
+pub const MAX_UPLOAD: usize = 64 << 20;
 
 /// The snapshot's catalog as `ExportCatalog` messages, made one at a time (a copy of
 /// one chunk at most is held beyond the view).

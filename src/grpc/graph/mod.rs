@@ -97,6 +97,8 @@ pub struct Graph {
     fleet: Arc<Fleet>,
     /// One permit per core for resolutions (SAT solving is CPU-bound).
     solving: Arc<tokio::sync::Semaphore>,
+    /// One `DiffCatalog` at a time: each holds an uploaded catalog in memory.
+    diffing: Arc<tokio::sync::Semaphore>,
 }
 
 impl Graph {
@@ -108,6 +110,7 @@ impl Graph {
             catalog,
             fleet,
             solving: Arc::new(tokio::sync::Semaphore::new(cores)),
+            diffing: Arc::new(tokio::sync::Semaphore::new(1)),
         }
     }
 
@@ -267,6 +270,9 @@ impl pb::graph_server::Graph for Graph {
         &self,
         request: Request<tonic::Streaming<pb::DiffCatalogRequest>>,
     ) -> Result<Response<pb::DiffCatalogResponse>, Status> {
+        let _permit = self.diffing.clone().try_acquire_owned().map_err(|_| {
+            Status::resource_exhausted("another DiffCatalog is running on this server; try again")
+        })?;
         let upload = catalog_diff::receive(request.into_inner()).await?;
         let snap = snapshot(&self.target(&upload.catalog)?, &upload.snapshot_digest)?;
         let info = snapshot_info(&snap);

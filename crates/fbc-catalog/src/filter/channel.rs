@@ -32,6 +32,7 @@ use semver::Version;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 /// A channel being filtered.
+#[derive(Clone)]
 pub(crate) struct ChannelWork<'a> {
     channel: &'a Channel,
     edges: &'a ChannelEdges,

@@ -230,14 +230,70 @@ fn start_channel<'a>(
     chosen: &ChannelSelection,
 ) -> ChannelWork<'a> {
     let channel = &pw.package.channels[ci];
-    let mut cw = ChannelWork::of(tables, pw.index, ci, chosen.target);
+    let index = pw.index;
+    let build = |target: u32| {
+        let mut cw = ChannelWork::of(tables, index, ci, target);
+        for &i in chosen.selected.keys() {
+            cw.keep(i, Keep::Selected);
+        }
+        cw
+    };
+    let cw = raise_target(tables, pw.package, ci, chosen, build);
     for (&i, why) in &chosen.selected {
-        cw.keep(i, Keep::Selected);
         pw.reasons
             .entry(channel.entries[i as usize].name.clone())
             .or_insert_with(|| format!("{why} (channel {})", channel.name));
     }
     cw
+}
+
+/// The channel's work with the selection's target head, or — when that head leaves
+/// selected bundles without an upgrade path (a window that stops below a head which
+/// skips them) — with the first entry above it on OLM v0's walk toward the input head
+/// that keeps every selected bundle; that entry is kept as the `head`. The
+/// selection's own target when no entry does better.
+fn raise_target<'a>(
+    tables: &'a Tables,
+    package: &Package,
+    ci: usize,
+    chosen: &ChannelSelection,
+    build: impl Fn(u32) -> ChannelWork<'a>,
+) -> ChannelWork<'a> {
+    use crate::graph::upgrade_path::{PathQuery, Semantics, upgrade_path};
+    let channel = &package.channels[ci];
+    let lost = |cw: &ChannelWork| {
+        let mut trial = cw.clone();
+        trial.settle();
+        chosen
+            .selected
+            .keys()
+            .filter(|i| !trial.kept.contains_key(i))
+            .count()
+    };
+    let first = build(chosen.target);
+    if chosen.target as usize == channel.head || lost(&first) == 0 {
+        return first;
+    }
+    let query = PathQuery {
+        package: package.name.clone(),
+        channel: channel.name.clone(),
+        from: channel.entries[chosen.target as usize].name.clone(),
+        semantics: Semantics::V0,
+        ..PathQuery::default()
+    };
+    let steps = upgrade_path(tables, &query)
+        .map(|p| p.steps)
+        .unwrap_or_default();
+    for step in steps {
+        let Some(i) = channel.entries.iter().position(|e| e.name == step.to) else {
+            continue;
+        };
+        let raised = build(i as u32);
+        if lost(&raised) == 0 {
+            return raised;
+        }
+    }
+    first
 }
 
 fn settle_all(work: &mut BTreeMap<String, PackageWork>) {

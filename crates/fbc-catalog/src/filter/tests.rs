@@ -259,9 +259,11 @@ fn named_bundles_are_kept_with_the_path_between_them() {
 }
 
 /// In a window, a selected bundle whose only edge leads above the window has
-/// no path to the window's head: it is dropped, and the reason says so.
+/// no path to the window's highest bundle: the head is raised along the walk to
+/// the first entry that keeps every selected bundle (as catalog-filter's chain
+/// does), and that entry is marked `head`, with the reason.
 #[test]
-fn a_selected_bundle_with_no_edge_inside_the_window_is_dropped_with_why() {
+fn a_window_whose_top_strands_a_selected_bundle_gets_the_head_above_it() {
     let bundle = |v: &str| {
         format!(
             r#"{{"schema":"olm.bundle","package":"a","name":"a.v{v}","image":"r/a:{v}","properties":[{{"type":"olm.package","value":{{"packageName":"a","version":"{v}"}}}}]}}"#
@@ -278,20 +280,20 @@ fn a_selected_bundle_with_no_edge_inside_the_window_is_dropped_with_why() {
     );
     let c = catalog(&text);
     let f = run(&c, "packages:\n  - name: a\n    maxVersion: 2.0.0\n").unwrap();
-    assert_eq!(names(&kept(&f, "a", "c")), ["a.v1.0.0", "a.v2.0.0"]);
-    let why = f
-        .plan
-        .decisions
-        .iter()
-        .find(|d| d.bundle == "a.v1.5.0")
-        .unwrap();
-    assert_eq!(why.verdict, Verdict::Dropped);
-    assert!(
-        why.reason
-            .contains("no upgrade edge leads from it to a.v2.0.0"),
-        "{}",
-        why.reason
+    assert_eq!(
+        names(&kept(&f, "a", "c")),
+        ["a.v1.0.0", "a.v1.5.0", "a.v2.0.0", "a.v3.0.0"]
     );
+    let why = |b: &str| {
+        f.plan
+            .decisions
+            .iter()
+            .find(|d| d.bundle == b)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(why("a.v1.5.0").verdict, Verdict::Kept(Keep::Selected));
+    assert_eq!(why("a.v3.0.0").verdict, Verdict::Kept(Keep::Head));
 }
 
 /// Random valid channels and random filters: every run either writes an output

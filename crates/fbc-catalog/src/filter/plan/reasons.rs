@@ -111,7 +111,18 @@ fn dropped_reason(pw: &PackageWork, bundle: &str) -> String {
     if pw.reasons.contains_key(bundle) {
         return "selected, but not kept in any channel".to_string();
     }
-    match pw.config.as_ref().map(|c| &c.selection) {
+    // the selection of a configured channel holding the bundle, else the package's
+    let selection = pw.config.as_ref().map(|c| {
+        c.channels
+            .iter()
+            .find(|cf| {
+                pw.package
+                    .channel(&cf.name)
+                    .is_some_and(|ch| ch.entries.iter().any(|e| e.name == bundle))
+            })
+            .map_or(&c.selection, |cf| &cf.selection)
+    });
+    match selection {
         None => "its package is not selected; only what dependencies need is kept".to_string(),
         _ if pw.channels.is_empty() => "no channel of its package is kept".to_string(),
         Some(Selection::HeadsOnly) => "not a channel head (heads only)".to_string(),

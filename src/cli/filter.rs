@@ -10,7 +10,7 @@
 //! Exit 0 when written, 1 when the catalog, the configuration or a guarantee
 //! fails (nothing is written then).
 
-use super::graph::source::load_offline;
+use super::graph::source::load_offline_with_json;
 use super::values::LimitArgs;
 use fbc_catalog::filter::{self, Decision, FilterOptions, Verdict, config};
 use fbc_catalog::model::ChainRule;
@@ -67,17 +67,18 @@ pub fn run(args: &FilterArgs) -> ExitCode {
 
 fn filter_and_write(args: &FilterArgs) -> Result<(), String> {
     let config = read_config(&args.config)?;
-    let offline = load_offline(&args.catalog, &args.limits, false, None).map_err(|e| match e {
-        super::graph::source::AskError::Invalid(problems) => {
-            let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
-            format!(
-                "{}: the catalog does not validate:\n{}",
-                args.catalog.display(),
-                lines.join("\n")
-            )
-        }
-        other => format!("{}: {other}", args.catalog.display()),
-    })?;
+    let offline =
+        load_offline_with_json(&args.catalog, &args.limits, false).map_err(|e| match e {
+            super::graph::source::AskError::Invalid(problems) => {
+                let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+                format!(
+                    "{}: the catalog does not validate:\n{}",
+                    args.catalog.display(),
+                    lines.join("\n")
+                )
+            }
+            other => format!("{}: {other}", args.catalog.display()),
+        })?;
     let tables: &Tables = &offline;
     let options = FilterOptions {
         dependencies: !args.no_dependencies,

@@ -216,6 +216,26 @@ pub(crate) fn load_offline(
     strict: bool,
     filter: Option<&std::path::Path>,
 ) -> Result<Offline, AskError> {
+    read_offline(arg, limits, strict, filter, false)
+}
+
+/// [`load_offline`] keeping every meta's JSON from the one parse (see
+/// [`fbc_catalog::load::load_model_with_json`]): for a command that writes metas out.
+pub(crate) fn load_offline_with_json(
+    arg: &std::path::Path,
+    limits: &crate::cli::values::LimitArgs,
+    strict: bool,
+) -> Result<Offline, AskError> {
+    read_offline(arg, limits, strict, None, true)
+}
+
+fn read_offline(
+    arg: &std::path::Path,
+    limits: &crate::cli::values::LimitArgs,
+    strict: bool,
+    filter: Option<&std::path::Path>,
+    keep_json: bool,
+) -> Result<Offline, AskError> {
     let fetched = crate::snapshot::fetch::fetch(arg, &limits.fetch_options(None))?;
     let dir = fetched.dir.as_path();
     let missed = load::timeout_diagnostic(dir, limits.load_timeout);
@@ -236,12 +256,20 @@ pub(crate) fn load_offline(
         .transpose()
         .map_err(AskError::Invalid)?;
     let dir = filtered.as_ref().map_or(dir, |f| f.dir());
-    let loaded = fbc_catalog::load::load_model(dir, &options).map_err(AskError::Invalid)?;
-    for warning in &loaded.warnings {
+    let (warnings, tables) = if keep_json {
+        let loaded =
+            fbc_catalog::load::load_model_with_json(dir, &options).map_err(AskError::Invalid)?;
+        let warnings = loaded.loaded.warnings.clone();
+        (warnings, loaded.tables(dir, options.limits))
+    } else {
+        let loaded = fbc_catalog::load::load_model(dir, &options).map_err(AskError::Invalid)?;
+        let warnings = loaded.warnings.clone();
+        (warnings, loaded.tables(dir, options.limits))
+    };
+    for warning in &warnings {
         let why = warning.hint.as_deref().unwrap_or_default();
         eprintln!("warning: {warning}; {why}; --strict refuses it");
     }
-    let tables = loaded.tables(dir, options.limits);
     Ok(Offline {
         tables,
         _fetched: fetched,

@@ -68,6 +68,18 @@ impl MetaTable {
         Self::indexed(rows, Some(files), None)
     }
 
+    /// The metas of a loaded catalog with their JSON already at hand (one entry per
+    /// row, as the load encoded it) and the files it came from (their limits and
+    /// digests stay known). A `json` of another length is not used: it is read back.
+    pub fn with_files_and_json(
+        rows: Vec<Meta>,
+        files: CatalogFiles,
+        json: Vec<Bytes>,
+    ) -> MetaTable {
+        let json = (json.len() == rows.len()).then(|| Arc::from(json));
+        Self::indexed(rows, Some(files), json)
+    }
+
     /// Metas without their JSON and with no files to read it from (built from
     /// text in memory, in tests and tools): [`MetaTable::json`] is an error.
     pub fn detached(rows: Vec<Meta>) -> MetaTable {

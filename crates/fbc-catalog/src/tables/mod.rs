@@ -118,6 +118,26 @@ impl Tables {
         }
     }
 
+    /// As [`Tables::from_model`], with each meta's JSON at hand (see
+    /// [`MetaTable::with_files_and_json`]).
+    pub fn from_model_with_json(
+        model: Model,
+        files: metas::CatalogFiles,
+        json: Vec<bytes::Bytes>,
+    ) -> Tables {
+        let Model {
+            packages,
+            custom,
+            metas,
+        } = model;
+        let custom = custom.iter().map(custom_meta).collect();
+        Tables::new(
+            packages,
+            custom,
+            MetaTable::with_files_and_json(metas, files, json),
+        )
+    }
+
     /// The tables of `model`, whose metas' JSON is read from `files` when asked for.
     pub fn from_model(model: Model, files: metas::CatalogFiles) -> Tables {
         let Model {

@@ -157,3 +157,6 @@ fn summary(d: &diff::CatalogDiff) -> pb::DiffSummary {
         removals: d.has_removals(),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -129,17 +129,11 @@ pub fn read_file(path: &Path) -> Result<Vec<CatalogSpec>, ConfigError> {
     parse(&file, &text)
 }
 
-/// The bytes of the file at `path`, refused when it holds more than `max`.
+/// The bytes of the regular file at `path`, refused when it holds more than `max`
+/// (the library's reader: a FIFO or a device in its place is refused, never waited on).
 pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
     let mut bytes = Vec::new();
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    if bytes.len() as u64 > max {
-        return Err(format!("larger than {max} bytes"));
-    }
+    fbc_catalog::source::read::read_regular(path, max, &mut bytes).map_err(|e| e.to_string())?;
     Ok(bytes)
 }
 

@@ -168,3 +168,26 @@ proptest! {
         let _ = parse_flag(&value);
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_the_config_file_is_refused_without_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("catalogs.yaml");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    // Opening a FIFO for reading blocks until a writer comes: the read runs on its
+    // own thread so that a regression fails here instead of hanging the suite.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(read_file(&fifo).map(|_| ()).map_err(|e| e.message));
+    });
+    let answer = rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("reading a FIFO config must not block");
+    let message = answer.unwrap_err();
+    assert!(message.contains("not a regular file"), "{message}");
+}

@@ -404,19 +404,11 @@ pub(super) async fn fetch_and_load(
 
 fn describe(source: &Path, error: StartError) -> String {
     match error {
-        StartError::Catalog(diagnostics) => {
-            let shown: Vec<String> = diagnostics
-                .iter()
-                .take(3)
-                .map(ToString::to_string)
-                .collect();
-            let more = diagnostics.len().saturating_sub(shown.len());
-            let mut text = format!("{}: {}", source.display(), shown.join("; "));
-            if more > 0 {
-                text.push_str(&format!(" (and {more} more)"));
-            }
-            text
-        }
+        StartError::Catalog(diagnostics) => format!(
+            "{}: {}",
+            source.display(),
+            fbc_catalog::diagnostic::first_few(&diagnostics, 3)
+        ),
         other => format!("{}: {other}", source.display()),
     }
 }

@@ -142,14 +142,10 @@ fn read(arg: &str, limits: &LimitArgs) -> Result<Read, String> {
 
 fn describe(arg: &str, e: AskError) -> String {
     match e {
-        AskError::Invalid(problems) => {
-            let shown: Vec<String> = problems.iter().take(5).map(ToString::to_string).collect();
-            format!(
-                "{arg}: the catalog does not validate ({} problems): {}",
-                problems.len(),
-                shown.join("; ")
-            )
-        }
+        AskError::Invalid(problems) => format!(
+            "{arg}: the catalog does not validate: {}",
+            fbc_catalog::diagnostic::first_few(&problems, 5)
+        ),
         other => format!("{arg}: {other}"),
     }
 }
@@ -194,8 +190,8 @@ fn export(target: &str, limits: &LimitArgs) -> Result<Tables, String> {
     let limits = limits.load_options().limits;
     Tables::from_stream("exported.json", &bytes, ChainRule::Legacy, &limits).map_err(|problems| {
         failed(format!(
-            "the served catalog does not validate here ({} problems)",
-            problems.len()
+            "the served catalog does not validate here: {}",
+            fbc_catalog::diagnostic::first_few(&problems, 5)
         ))
     })
 }

@@ -313,17 +313,10 @@ async fn debounce(
 
 /// A refused swap's reason: the first problems, and how many there were.
 fn refusal(diagnostics: &[Diagnostic]) -> String {
-    const SHOWN: usize = 3;
-    let mut text = diagnostics
-        .iter()
-        .take(SHOWN)
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ");
-    if diagnostics.len() > SHOWN {
-        text.push_str(&format!(" (and {} more)", diagnostics.len() - SHOWN));
-    }
-    format!("the image's catalog is invalid: {text}")
+    format!(
+        "the image's catalog is invalid: {}",
+        fbc_catalog::diagnostic::first_few(diagnostics, 3)
+    )
 }
 
 /// Logs a published catalog: one line with counts, sizes, timings and digest (and the

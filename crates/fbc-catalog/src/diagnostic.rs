@@ -216,6 +216,21 @@ impl Diagnostic {
     }
 }
 
+/// The first `shown` of `diagnostics` on one line, `; `-separated, with how many more
+/// there are: for a message that must stay short (a status, a refusal, a CLI error).
+pub fn first_few(diagnostics: &[Diagnostic], shown: usize) -> String {
+    let mut text = diagnostics
+        .iter()
+        .take(shown)
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ");
+    if diagnostics.len() > shown {
+        text.push_str(&format!(" (and {} more)", diagnostics.len() - shown));
+    }
+    text
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.location.is_empty() {

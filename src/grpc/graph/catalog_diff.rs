@@ -117,11 +117,9 @@ pub fn answer(
     };
     let new = Tables::from_stream(file, sent, ChainRule::Legacy, &ParseLimits::default()).map_err(
         |problems| {
-            let shown: Vec<String> = problems.iter().take(5).map(ToString::to_string).collect();
             Status::invalid_argument(format!(
-                "the catalog sent does not validate ({} problems): {}",
-                problems.len(),
-                shown.join("; ")
+                "the catalog sent does not validate: {}",
+                fbc_catalog::diagnostic::first_few(&problems, 5)
             ))
         },
     )?;

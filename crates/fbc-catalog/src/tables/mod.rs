@@ -29,7 +29,7 @@ pub mod testing;
 #[cfg(test)]
 mod tests;
 
-use crate::model::{Bundle, Channel, Gvk, Model, Package};
+use crate::model::{Bundle, Channel, Gvk, Meta, Model, Package};
 use crate::source::Blob;
 use edges::ChannelEdges;
 use metas::MetaTable;
@@ -125,28 +125,20 @@ impl Tables {
         files: metas::CatalogFiles,
         json: Vec<bytes::Bytes>,
     ) -> Tables {
-        let Model {
-            packages,
-            custom,
-            metas,
-        } = model;
-        let custom = custom.iter().map(custom_meta).collect();
-        Tables::new(
-            packages,
-            custom,
-            MetaTable::with_files_and_json(metas, files, json),
-        )
+        Self::with_metas(model, |metas| {
+            MetaTable::with_files_and_json(metas, files, json)
+        })
     }
 
     /// The tables of `model`, whose metas' JSON is read from `files` when asked for.
     pub fn from_model(model: Model, files: metas::CatalogFiles) -> Tables {
-        let Model {
-            packages,
-            custom,
-            metas,
-        } = model;
-        let custom = custom.iter().map(custom_meta).collect();
-        Tables::new(packages, custom, MetaTable::new(metas, files))
+        Self::with_metas(model, |metas| MetaTable::new(metas, files))
+    }
+
+    /// The tables of `model`, its metas made into a table by `metas`.
+    fn with_metas(model: Model, metas: impl FnOnce(Vec<Meta>) -> MetaTable) -> Tables {
+        let custom = model.custom.iter().map(custom_meta).collect();
+        Tables::new(model.packages, custom, metas(model.metas))
     }
 
     /// A catalog with nothing in it (a catalog a question names but nobody serves).
@@ -180,8 +172,7 @@ impl Tables {
     /// The tables of a model built from text in memory: as [`Tables::from_model`],
     /// but the metas' JSON cannot be produced (see [`MetaTable::detached`]).
     pub fn detached(model: Model) -> Tables {
-        let custom = model.custom.iter().map(custom_meta).collect();
-        Tables::new(model.packages, custom, MetaTable::detached(model.metas))
+        Self::with_metas(model, MetaTable::detached)
     }
 
     /// Packages, sorted by name.

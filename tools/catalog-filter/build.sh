@@ -24,21 +24,8 @@ GO=${GO:-/usr/lib/go-1.19/bin/go}
 CF_GIT=${CF_GIT:-/work/.mirror/sherine-k+catalog-filter/repo} CF_TAG=${CF_TAG:-v0.0.4}
 SEMVER_GIT=${SEMVER_GIT:-/work/.mirror/Masterminds+semver/repo} SEMVER_TAG=v3.3.0
 if [ "$mode" = --mirror ]; then
-  src=${CF_SRC:-/tmp/catalog-filter-src}; case "$src" in /|/tmp|/tmp/|"$HOME") exit 2;; esac
-  rm -rf "$src"; mkdir -p "$src/donor"
-  git -C "$arg" archive v1.32.0 | tar -x -C "$src"
-  git -C "$arg" archive v1.26.5 -- vendor go.mod go.sum \
-    ':(exclude)vendor/github.com/mattn/go-sqlite3/sqlite3-binding.c' 2> >(grep -v "invalid object .*sqlite3-binding.c" >&2) | tar -x -C "$src/donor"
-  rm -rf "$src/vendor"; mv "$src/donor/vendor" "$src/donor/go.mod" "$src/donor/go.sum" "$src/"; rmdir "$src/donor"
-  grep -q '^# golang.org/x/text v0.7.0$' "$src/vendor/modules.txt" || { echo "vendor/ x/text is not v0.7.0" >&2; exit 1; }
-  [ "$(dpkg-query -W -f='${Version}' golang-golang-x-text-dev | sed 's/^[0-9]*://; s/[-+~].*//')" = 0.7.0 ] \
-    || { echo "need golang-golang-x-text-dev 0.7.0" >&2; exit 1; }
-  for p in cases internal; do
-    mkdir -p "$src/vendor/golang.org/x/text/$p"
-    find "/usr/share/gocode/src/golang.org/x/text/$p" -maxdepth 1 -name '*.go' ! -name '*_test.go' \
-      -exec cp {} "$src/vendor/golang.org/x/text/$p/" \;
-    sed -i "/^# golang.org\/x\/text v0.7.0\$/{n;s#\$#\ngolang.org/x/text/$p#}" "$src/vendor/modules.txt"
-  done
+  src=${CF_SRC:-/tmp/catalog-filter-src}
+  "$here/../opm-tree.sh" "$src" "$arg"
 elif [ "$mode" = --tree ]; then src=$arg; else echo "first argument: --tree or --mirror" >&2; exit 2; fi
 
 # Masterminds/semver v3.3.0 (plain Go 1.19 code: no rewrite needed), as an explicitly required vendored module

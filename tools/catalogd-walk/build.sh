@@ -15,21 +15,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mode=$1 arg=$2 out=${3:-${XDG_CACHE_HOME:-$HOME/.cache}/fbc-peers/catalogd-walk}
 GO=${GO:-/usr/lib/go-1.19/bin/go}
 if [ "$mode" = --mirror ]; then
-  src=${CW_SRC:-/tmp/catalogd-walk-src}; case "$src" in /|/tmp|/tmp/|"$HOME") exit 2;; esac
-  rm -rf "$src"; mkdir -p "$src/donor"
-  git -C "$arg" archive v1.32.0 | tar -x -C "$src"
-  git -C "$arg" archive v1.26.5 -- vendor go.mod go.sum \
-    ':(exclude)vendor/github.com/mattn/go-sqlite3/sqlite3-binding.c' 2> >(grep -v "invalid object .*sqlite3-binding.c" >&2) | tar -x -C "$src/donor"
-  rm -rf "$src/vendor"; mv "$src/donor/vendor" "$src/donor/go.mod" "$src/donor/go.sum" "$src/"; rmdir "$src/donor"
-  grep -q '^# golang.org/x/text v0.7.0$' "$src/vendor/modules.txt" || { echo "vendor/ x/text is not v0.7.0" >&2; exit 1; }
-  [ "$(dpkg-query -W -f='${Version}' golang-golang-x-text-dev | sed 's/^[0-9]*://; s/[-+~].*//')" = 0.7.0 ] \
-    || { echo "need golang-golang-x-text-dev 0.7.0" >&2; exit 1; }
-  for p in cases internal; do
-    mkdir -p "$src/vendor/golang.org/x/text/$p"
-    find "/usr/share/gocode/src/golang.org/x/text/$p" -maxdepth 1 -name '*.go' ! -name '*_test.go' \
-      -exec cp {} "$src/vendor/golang.org/x/text/$p/" \;
-    sed -i "/^# golang.org\/x\/text v0.7.0\$/{n;s#\$#\ngolang.org/x/text/$p#}" "$src/vendor/modules.txt"
-  done
+  src=${CW_SRC:-/tmp/catalogd-walk-src}
+  "$here/../opm-tree.sh" "$src" "$arg"
 elif [ "$mode" = --tree ]; then src=$arg; else echo "first argument: --tree or --mirror" >&2; exit 2; fi
 mkdir -p "$src/cmd/catalogd-walk" "$out"; cp "$here/main.go" "$src/cmd/catalogd-walk/main.go"
 export GOFLAGS=-mod=vendor GOPROXY=off GOSUMDB=off GOTOOLCHAIN=local GO111MODULE=on CGO_ENABLED=0

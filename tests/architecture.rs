@@ -39,6 +39,7 @@ const LAYERS: &[&str] = &[
     "resolve",
     "filter",
     "diff",
+    "render",
     "load",
     "catalogd",
     // fbc-image, catalog images (above the library, beside the server)

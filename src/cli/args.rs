@@ -66,6 +66,8 @@ pub enum Command {
     /// What changed between two catalogs (directories, images or servers) and what it
     /// does to installed bundles: stranded versions, broken or changed upgrade paths.
     Diff(crate::cli::diff::DiffArgs),
+    /// Bundles and catalogs (directories or images) → one FBC stream, as `opm render`.
+    Render(crate::cli::render::RenderArgs),
     /// A gRPC health check with grpc_health_probe's flags and exit codes (`-addr=:50051`);
     /// the binary also answers to the name `grpc_health_probe`.
     Probe(ProbeArgs),

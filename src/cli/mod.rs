@@ -13,6 +13,7 @@ pub(crate) mod graph;
 mod many;
 pub(crate) mod opm;
 pub(crate) mod probe;
+pub(crate) mod render;
 pub(crate) mod resolve;
 pub(crate) mod search;
 pub(crate) mod values;
@@ -70,6 +71,7 @@ pub fn main() -> ExitCode {
         Command::Search(args) => search::run(&args),
         Command::Filter(args) => filter::run(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::Render(args) => render::run(&args),
         Command::Probe(args) => probe::main(&args.args),
     }
 }

@@ -21,6 +21,7 @@
 //! | [`graph`] | tables → upgrade answers: v1 successors, upgrade paths, graph exports, lint |
 //! | [`resolve`] | tables + a request → OLM v0's dependency resolution, with CEL and explanations |
 //! | [`filter`] | tables + a filter configuration → the kept set, why, the filtered metas, checked |
+//! | [`render`] | bundle directories and catalog blobs → `opm render`'s FBC stream |
 //! | [`load`] | directory → tables, in one call with timings and digest |
 //! | [`catalogd`] | names and metas → what catalogd derives from them (name checks, the GraphQL schema) |
 //!
@@ -55,6 +56,7 @@ pub mod graph;
 pub mod load;
 pub mod model;
 pub mod parallel;
+pub mod render;
 pub mod resolve;
 pub mod source;
 pub mod tables;

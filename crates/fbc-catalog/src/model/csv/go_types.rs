@@ -18,6 +18,60 @@ pub(super) fn is_zero(n: &i32) -> bool {
     *n == 0
 }
 
+/// `olm.csv.metadata` as `opm render` writes it (Go's `property.CSVMetadata`): the
+/// three struct-typed fields are always written, the others only when not empty.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct CsvMetadataOut {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) annotations: BTreeMap<String, String>,
+    pub(super) api_service_definitions: ApiServiceDefinitions,
+    #[serde(rename = "crdDescriptions")]
+    pub(super) crd_descriptions: CrdDefinitions,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub(super) description: String,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub(super) display_name: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(super) install_modes: Vec<InstallMode>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(super) keywords: Vec<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub(super) labels: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(super) links: Vec<AppLink>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(super) maintainers: Vec<Maintainer>,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub(super) maturity: String,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub(super) min_kube_version: String,
+    #[serde(rename = "nativeAPIs", skip_serializing_if = "Vec::is_empty")]
+    pub(super) native_apis: Vec<GroupVersionKind>,
+    pub(super) provider: AppLink,
+}
+
+impl From<CsvMetadata> for CsvMetadataOut {
+    fn from(m: CsvMetadata) -> Self {
+        CsvMetadataOut {
+            annotations: m.annotations.unwrap_or_default(),
+            api_service_definitions: m.api_service_definitions.unwrap_or_default(),
+            crd_descriptions: m.crd_descriptions.unwrap_or_default(),
+            description: m.description.unwrap_or_default(),
+            display_name: m.display_name.unwrap_or_default(),
+            install_modes: m.install_modes.unwrap_or_default(),
+            keywords: m.keywords.unwrap_or_default(),
+            labels: m.labels.unwrap_or_default(),
+            links: m.links.unwrap_or_default(),
+            maintainers: m.maintainers.unwrap_or_default(),
+            maturity: m.maturity.unwrap_or_default(),
+            min_kube_version: m.min_kube_version.unwrap_or_default(),
+            native_apis: m.native_apis.unwrap_or_default(),
+            provider: m.provider.unwrap_or_default(),
+        }
+    }
+}
+
 /// `olm.csv.metadata` as the reference reads it.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]

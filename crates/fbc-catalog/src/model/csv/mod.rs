@@ -130,6 +130,50 @@ fn json<T: Serialize + ?Sized>(value: &T) -> Result<String, String> {
         .map_err(|e| format!("encode synthesised CSV: {e}"))
 }
 
+/// The `olm.csv.metadata` value `opm render` derives from a ClusterServiceVersion
+/// object (Go's `property.MustBuildCSVMetadata`, then `json.Marshal`): the CSV's
+/// metadata annotations and labels and the listed `spec` fields, in Go's field order. The error says which field does not have Go's type (opm
+/// then keeps the CSV as an `olm.bundle.object`).
+pub fn csv_metadata_value(csv: &serde_json::Value) -> Result<String, String> {
+    use serde_json::Value;
+    let empty = serde_json::Map::new();
+    let section = |name: &str| csv.get(name).and_then(Value::as_object).unwrap_or(&empty);
+    let (meta, spec) = (section("metadata"), section("spec"));
+    let mut fields = serde_json::Map::new();
+    let mut copy = |from: &serde_json::Map<String, Value>, key: &str, to: &str| {
+        if let Some(v) = from.get(key).filter(|v| !v.is_null()) {
+            fields.insert(to.to_string(), v.clone());
+        }
+    };
+    copy(meta, "annotations", "annotations");
+    copy(meta, "labels", "labels");
+    copy(spec, "apiservicedefinitions", "apiServiceDefinitions");
+    copy(spec, "customresourcedefinitions", "crdDescriptions");
+    for key in [
+        "description",
+        "displayName",
+        "installModes",
+        "keywords",
+        "links",
+        "maintainers",
+        "maturity",
+        "minKubeVersion",
+        "nativeAPIs",
+        "provider",
+    ] {
+        copy(spec, key, key);
+    }
+    let metadata = CsvMetadata::from_value(Value::Object(fields))?;
+    // opm's property.Build: an encoder that leaves HTML characters alone but, as every
+    // Go encoder, escapes U+2028 and U+2029.
+    serde_json::to_string(&go_types::CsvMetadataOut::from(metadata))
+        .map(|text| {
+            text.replace('\u{2028}', "\\u2028")
+                .replace('\u{2029}', "\\u2029")
+        })
+        .map_err(|e| format!("encode olm.csv.metadata: {e}"))
+}
+
 /// The fields of a JSON object's text, without the braces.
 fn fields_of(object: &str) -> &str {
     object

@@ -4,7 +4,7 @@
 //! of tag and digest references, credentials, refused images (each naming the image and why),
 //! a digest altered in the registry's storage, platforms, zstd, whiteouts, hostile layers;
 //! the image store across restarts with the registry gone; three catalogs in one process, one
-//! of them an image.
+//! of them an image; `render` of bundle images against opm's recorded output.
 //!
 //! A custom harness (see `support`): without `docker-registry` on the PATH every test here is
 //! reported ignored, by name, with the reason; under CI (`.ci/run` installs it) they fail.
@@ -20,6 +20,8 @@ mod polls;
 mod process;
 #[path = "registry/pulls.rs"]
 mod pulls;
+#[path = "registry/render.rs"]
+mod render;
 mod support;
 
 use libtest_mimic::Arguments;
@@ -33,6 +35,7 @@ fn main() {
     let mut tests = pulls::TESTS.to_vec();
     tests.extend_from_slice(polls::TESTS);
     tests.extend_from_slice(catalogs::TESTS);
+    tests.extend_from_slice(render::TESTS);
     let trials = support::trials(&registry, tests);
     libtest_mimic::run(&args, trials).exit();
 }

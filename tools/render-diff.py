@@ -39,6 +39,7 @@ def last_error(stderr):
     m = re.match(r'^time=".*?" level=fatal msg="(.*)"$', line)
     if m:
         return m.group(1).encode().decode("unicode_escape")
+    line = re.sub(r"^\d{4}/\d\d/\d\d \d\d:\d\d:\d\d ", "", line)
     return re.sub(r"^FATA\[\d+\] ", "", line)
 
 

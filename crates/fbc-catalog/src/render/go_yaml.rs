@@ -1,6 +1,673 @@
-//! JSON text → YAML as sigs.k8s.io/yaml `JSONToYAML` (go-yaml v2.4) writes it.
+//! JSON text → the YAML sigs.k8s.io/yaml's `JSONToYAML` writes (go-yaml v2.4's encoder).
+//!
+//! In: one JSON value's text. Out: its YAML document, byte for byte as go-yaml v2.4
+//! emits it (this is what `opm render -o yaml` prints after each `---`). Written by
+//! hand because no Rust YAML writer follows go-yaml's choices, and the output must be
+//! identical:
+//!
+//! - mappings in block style, keys in go-yaml's "natural" order (digit runs compared
+//!   as numbers, other characters before letters); sequences in block style, not
+//!   indented under a mapping key; empty ones as `{}` and `[]`;
+//! - a string is plain when it would read back as a string and the emitter allows it,
+//!   else single-quoted, else double-quoted; a string that would read back as another
+//!   type (`"true"`, `"4.16"`, a timestamp) is double-quoted; a string with a line
+//!   break is a literal block (`|`, `|-`, `|+`) when allowed;
+//! - plain, single- and double-quoted scalars are folded at a space once the line is
+//!   past 80 columns; keys never;
+//! - integers as written, floats as Go's `strconv.FormatFloat(f, 'g', -1, 64)`.
 
-/// Converts one JSON value's text.
+use serde_json::Value;
+
+/// The width past which scalars are folded.
+const BEST_WIDTH: usize = 80;
+/// Spaces per level.
+const BEST_INDENT: usize = 2;
+/// The longest key written in the simple `key: value` form.
+const MAX_SIMPLE_KEY: usize = 128;
+
+/// Converts one JSON value's text; text that is not JSON is returned as one
+/// double-quoted scalar (the writers of this crate never produce it).
 pub fn json_to_yaml(json: &str) -> String {
-    json.to_string()
+    let value: Value = match serde_json::from_str(json) {
+        Ok(value) => value,
+        Err(_) => Value::String(json.to_string()),
+    };
+    let mut e = Emitter {
+        whitespace: true,
+        indention: true,
+        ..Emitter::default()
+    };
+    e.node(&value, Context::Root);
+    e.out.push('\n');
+    e.out
 }
+
+/// Where a node is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Context {
+    Root,
+    /// The value of a block mapping entry (after `:`).
+    MappingValue,
+    /// An item of a block sequence (after `-`).
+    SequenceItem,
+    /// A simple mapping key.
+    SimpleKey,
+    /// A complex mapping key (after `?`).
+    ComplexKey,
+}
+
+#[derive(Default)]
+struct Emitter {
+    out: String,
+    /// Characters on the current line.
+    column: usize,
+    /// The current indentation; `None` before the first block collection.
+    indent: Option<usize>,
+    /// The last character written is whitespace (or nothing was written).
+    whitespace: bool,
+    /// Only indentation has been written on this line.
+    indention: bool,
+}
+
+impl Emitter {
+    fn put(&mut self, c: char) {
+        self.out.push(c);
+        self.column += 1;
+    }
+
+    fn put_break(&mut self) {
+        self.out.push('\n');
+        self.column = 0;
+    }
+
+    /// go-yaml's `write_break`: a newline, or another line break character as it is.
+    fn write_break(&mut self, c: char) {
+        if c == '\n' {
+            self.put_break();
+        } else {
+            self.out.push(c);
+            self.column = 0;
+        }
+    }
+
+    fn write_indent(&mut self) {
+        let indent = self.indent.unwrap_or(0);
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
+            self.put_break();
+        }
+        while self.column < indent {
+            self.put(' ');
+        }
+        self.whitespace = true;
+        self.indention = true;
+    }
+
+    fn indicator(
+        &mut self,
+        text: &str,
+        need_whitespace: bool,
+        is_whitespace: bool,
+        is_indention: bool,
+    ) {
+        if need_whitespace && !self.whitespace {
+            self.put(' ');
+        }
+        for c in text.chars() {
+            self.put(c);
+        }
+        self.whitespace = is_whitespace;
+        self.indention = self.indention && is_indention;
+    }
+
+    /// `increase_indent`: a block collection's or a scalar's own indentation.
+    fn increase_indent(&mut self, flow: bool, indentless: bool) -> Option<usize> {
+        let previous = self.indent;
+        self.indent = Some(match self.indent {
+            None if flow => BEST_INDENT,
+            None => 0,
+            Some(i) if indentless => i,
+            Some(i) => i + BEST_INDENT,
+        });
+        previous
+    }
+
+    fn node(&mut self, value: &Value, context: Context) {
+        match value {
+            Value::Object(map) if map.is_empty() => self.indicator("{}", true, false, false),
+            Value::Array(items) if items.is_empty() => self.indicator("[]", true, false, false),
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort_by(|a, b| natural_order(a, b));
+                let previous = self.increase_indent(false, false);
+                for key in keys {
+                    let simple = key.len() <= MAX_SIMPLE_KEY && !has_break(key);
+                    self.write_indent();
+                    if simple {
+                        self.string(key, Context::SimpleKey);
+                        self.indicator(":", false, false, false);
+                    } else {
+                        self.indicator("?", true, false, true);
+                        self.string(key, Context::ComplexKey);
+                        self.write_indent();
+                        self.indicator(":", true, false, true);
+                    }
+                    if let Some(v) = map.get(key) {
+                        self.node(v, Context::MappingValue);
+                    }
+                }
+                self.indent = previous;
+            }
+            Value::Array(items) => {
+                let indentless = context == Context::MappingValue && !self.indention;
+                let previous = self.increase_indent(false, indentless);
+                for item in items {
+                    self.write_indent();
+                    self.indicator("-", true, false, true);
+                    self.node(item, Context::SequenceItem);
+                }
+                self.indent = previous;
+            }
+            Value::String(s) => self.string(s, context),
+            Value::Null => self.scalar("null", Style::Plain, context),
+            Value::Bool(b) => self.scalar(if *b { "true" } else { "false" }, Style::Plain, context),
+            Value::Number(n) => {
+                let text = match (n.as_i64(), n.as_u64()) {
+                    (Some(i), _) => i.to_string(),
+                    (None, Some(u)) => u.to_string(),
+                    _ => format_g(n.as_f64().unwrap_or(0.0)),
+                };
+                self.scalar(&text, Style::Plain, context);
+            }
+        }
+    }
+
+    /// go-yaml's `stringv`: the style the encoder asks for.
+    fn string(&mut self, s: &str, context: Context) {
+        let style = if s.contains('\n') {
+            Style::Literal
+        } else if resolves_to_string(s) {
+            Style::Plain
+        } else {
+            Style::DoubleQuoted
+        };
+        self.scalar(s, style, context);
+    }
+
+    fn scalar(&mut self, value: &str, requested: Style, context: Context) {
+        let simple_key = context == Context::SimpleKey;
+        let style = select_style(value, requested, simple_key);
+        let previous = self.increase_indent(true, false);
+        let allow_breaks = !simple_key;
+        match style {
+            Style::Plain => self.plain(value, allow_breaks),
+            Style::SingleQuoted => self.single_quoted(value, allow_breaks),
+            Style::DoubleQuoted => self.double_quoted(value, allow_breaks),
+            Style::Literal => self.literal(value),
+        }
+        self.indent = previous;
+    }
+
+    fn plain(&mut self, value: &str, allow_breaks: bool) {
+        if !self.whitespace {
+            self.put(' ');
+        }
+        let chars: Vec<char> = value.chars().collect();
+        let mut spaces = false;
+        for (i, &c) in chars.iter().enumerate() {
+            if c == ' ' {
+                let next_space = chars.get(i + 1) == Some(&' ');
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && !next_space {
+                    self.write_indent();
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else {
+                self.put(c);
+                spaces = false;
+            }
+        }
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    fn single_quoted(&mut self, value: &str, allow_breaks: bool) {
+        self.indicator("'", true, false, false);
+        let chars: Vec<char> = value.chars().collect();
+        let mut spaces = false;
+        let mut breaks = false;
+        for (i, &c) in chars.iter().enumerate() {
+            if c == ' ' {
+                let inner = i > 0 && i + 1 < chars.len();
+                let next_space = chars.get(i + 1) == Some(&' ');
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && inner && !next_space {
+                    self.write_indent();
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else if is_break(c) {
+                if !breaks && c == '\n' {
+                    self.put_break();
+                }
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                    breaks = false;
+                }
+                if c == '\'' {
+                    self.put('\'');
+                }
+                self.put(c);
+                self.indention = false;
+                spaces = false;
+            }
+        }
+        self.indicator("'", false, false, false);
+    }
+
+    fn double_quoted(&mut self, value: &str, allow_breaks: bool) {
+        self.indicator("\"", true, false, false);
+        let chars: Vec<char> = value.chars().collect();
+        let mut spaces = false;
+        for (i, &c) in chars.iter().enumerate() {
+            if !is_printable(c) || c == '\u{feff}' || is_break(c) || c == '"' || c == '\\' {
+                self.put('\\');
+                let code = c as u32;
+                match c {
+                    '\0' => self.put('0'),
+                    '\u{7}' => self.put('a'),
+                    '\u{8}' => self.put('b'),
+                    '\t' => self.put('t'),
+                    '\n' => self.put('n'),
+                    '\u{b}' => self.put('v'),
+                    '\u{c}' => self.put('f'),
+                    '\r' => self.put('r'),
+                    '\u{1b}' => self.put('e'),
+                    '"' => self.put('"'),
+                    '\\' => self.put('\\'),
+                    '\u{85}' => self.put('N'),
+                    '\u{a0}' => self.put('_'),
+                    '\u{2028}' => self.put('L'),
+                    '\u{2029}' => self.put('P'),
+                    _ => {
+                        let (letter, digits) = match code {
+                            0..=0xff => ('x', 2),
+                            0x100..=0xffff => ('u', 4),
+                            _ => ('U', 8),
+                        };
+                        self.put(letter);
+                        for c in format!("{code:0digits$X}").chars() {
+                            self.put(c);
+                        }
+                    }
+                }
+                spaces = false;
+            } else if c == ' ' {
+                let inner = i > 0 && i + 1 < chars.len();
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && inner {
+                    self.write_indent();
+                    if chars.get(i + 1) == Some(&' ') {
+                        self.put('\\');
+                    }
+                } else {
+                    self.put(c);
+                }
+                spaces = true;
+            } else {
+                self.put(c);
+                spaces = false;
+            }
+        }
+        self.indicator("\"", false, false, false);
+    }
+
+    fn literal(&mut self, value: &str) {
+        self.indicator("|", true, false, false);
+        let first = value.chars().next();
+        if first.is_some_and(|c| c == ' ' || is_break(c)) {
+            self.indicator(&BEST_INDENT.to_string(), false, false, false);
+        }
+        let mut tail = value.chars().rev();
+        let chomp = match (tail.next(), tail.next()) {
+            (None, _) => Some("-"),
+            (Some(last), _) if !is_break(last) => Some("-"),
+            (Some(_), None) => Some("+"),
+            (Some(_), Some(before)) if is_break(before) => Some("+"),
+            _ => None,
+        };
+        if let Some(chomp) = chomp {
+            self.indicator(chomp, false, false, false);
+        }
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
+        let mut breaks = true;
+        for c in value.chars() {
+            if is_break(c) {
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent();
+                    breaks = false;
+                }
+                self.put(c);
+                self.indention = false;
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+}
+
+/// What go-yaml's `yaml_emitter_analyze_scalar` allows for a value.
+struct Analysis {
+    block_plain_allowed: bool,
+    single_quoted_allowed: bool,
+    block_allowed: bool,
+}
+
+fn select_style(value: &str, requested: Style, simple_key: bool) -> Style {
+    let a = analyze(value);
+    let mut style = requested;
+    if style == Style::Plain && (!a.block_plain_allowed || (value.is_empty() && simple_key)) {
+        style = Style::SingleQuoted;
+    }
+    if style == Style::SingleQuoted && !a.single_quoted_allowed {
+        style = Style::DoubleQuoted;
+    }
+    if style == Style::Literal && (!a.block_allowed || simple_key) {
+        style = Style::DoubleQuoted;
+    }
+    style
+}
+
+fn is_break(c: char) -> bool {
+    matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+fn has_break(s: &str) -> bool {
+    s.chars().any(is_break)
+}
+
+/// go-yaml's `is_printable` (by code point).
+fn is_printable(c: char) -> bool {
+    let u = c as u32;
+    u == 0x0a
+        || (0x20..=0x7e).contains(&u)
+        || (0xa0..=0xd7ff).contains(&u)
+        || ((0xe000..=0xfffd).contains(&u) && u != 0xfeff)
+}
+
+fn analyze(value: &str) -> Analysis {
+    if value.is_empty() {
+        return Analysis {
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: false,
+        };
+    }
+    let chars: Vec<char> = value.chars().collect();
+    let mut block_indicators = value.starts_with("---") || value.starts_with("...");
+    let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) =
+        (false, false, false, false);
+    let (mut break_space, mut space_break, mut special, mut line_breaks) =
+        (false, false, false, false);
+    let (mut previous_space, mut previous_break) = (false, false);
+    let mut preceded_by_whitespace = true;
+    for (i, &c) in chars.iter().enumerate() {
+        let followed_by_whitespace = matches!(chars.get(i + 1), None | Some(' ') | Some('\t'));
+        if i == 0 {
+            match c {
+                '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
+                | '%' | '@' | '`' => block_indicators = true,
+                '?' | ':' | '-' if followed_by_whitespace => block_indicators = true,
+                _ => {}
+            }
+        } else {
+            match c {
+                ':' if followed_by_whitespace => block_indicators = true,
+                '#' if preceded_by_whitespace => block_indicators = true,
+                _ => {}
+            }
+        }
+        if !is_printable(c) {
+            special = true;
+        }
+        if c == ' ' {
+            leading_space |= i == 0;
+            trailing_space |= i + 1 == chars.len();
+            break_space |= previous_break;
+            previous_space = true;
+            previous_break = false;
+        } else if is_break(c) {
+            line_breaks = true;
+            leading_break |= i == 0;
+            trailing_break |= i + 1 == chars.len();
+            space_break |= previous_space;
+            previous_space = false;
+            previous_break = true;
+        } else {
+            previous_space = false;
+            previous_break = false;
+        }
+        preceded_by_whitespace = matches!(c, ' ' | '\t' | '\0') || is_break(c);
+    }
+    let mut a = Analysis {
+        block_plain_allowed: true,
+        single_quoted_allowed: true,
+        block_allowed: true,
+    };
+    if leading_space || leading_break || trailing_space || trailing_break {
+        a.block_plain_allowed = false;
+    }
+    if trailing_space {
+        a.block_allowed = false;
+    }
+    if break_space {
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+    }
+    if space_break || special {
+        a.block_plain_allowed = false;
+        a.single_quoted_allowed = false;
+        a.block_allowed = false;
+    }
+    if line_breaks || block_indicators {
+        a.block_plain_allowed = false;
+    }
+    a
+}
+
+/// Whether go-yaml v2 would read `s`, written plain, back as a string (and it is not
+/// a base-60 float, which go-yaml also quotes).
+fn resolves_to_string(s: &str) -> bool {
+    if s.is_empty() {
+        return false;
+    }
+    if matches!(
+        s,
+        "~" | "null"
+            | "Null"
+            | "NULL"
+            | "y"
+            | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "on"
+            | "On"
+            | "ON"
+            | "true"
+            | "True"
+            | "TRUE"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "off"
+            | "Off"
+            | "OFF"
+            | "false"
+            | "False"
+            | "FALSE"
+            | ".inf"
+            | ".Inf"
+            | ".INF"
+            | "+.inf"
+            | "+.Inf"
+            | "+.INF"
+            | "-.inf"
+            | "-.Inf"
+            | "-.INF"
+            | ".nan"
+            | ".NaN"
+            | ".NAN"
+            | "<<"
+    ) {
+        return false;
+    }
+    let first = s.as_bytes()[0];
+    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
+        return true;
+    }
+    // go-yaml's resolve, for the characters that may start a number or timestamp.
+    match crate::source::yaml::resolve_scalar(s, saphyr_parser::ScalarStyle::Plain, None) {
+        Ok(v) if !v.is_string() => return false,
+        Err(_) => return false,
+        Ok(_) => {}
+    }
+    if is_timestamp(s) || is_base60_float(s) {
+        return false;
+    }
+    true
+}
+
+/// go-yaml's `isBase60Float`: `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`.
+fn is_base60_float(s: &str) -> bool {
+    let s = s.strip_prefix(['-', '+']).unwrap_or(s);
+    let (s, _) = match s.split_once('.') {
+        Some((head, frac)) if frac.chars().all(|c| c.is_ascii_digit() || c == '_') => (head, frac),
+        Some(_) => return false,
+        None => (s, ""),
+    };
+    let mut parts = s.split(':');
+    let Some(head) = parts.next() else {
+        return false;
+    };
+    let head_ok = head.starts_with(|c: char| c.is_ascii_digit())
+        && head.chars().all(|c| c.is_ascii_digit() || c == '_');
+    let mut sixty = 0;
+    for part in parts {
+        let ok = (1..=2).contains(&part.len())
+            && part.chars().all(|c| c.is_ascii_digit())
+            && (part.len() == 1 || part.as_bytes()[0] <= b'5');
+        if !ok {
+            return false;
+        }
+        sixty += 1;
+    }
+    head_ok && sixty > 0
+}
+
+/// go-yaml v2's timestamp forms: a date `YYYY-M-D`, optionally followed by `T` or
+/// spaces and a time `H:MM:SS[.frac]`, optionally a zone (`Z`, `±H[:MM]`).
+fn is_timestamp(s: &str) -> bool {
+    crate::source::yaml::is_timestamp(s)
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`.
+fn format_g(f: f64) -> String {
+    if f == 0.0 {
+        return if f.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    let sci = format!("{f:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.abs())
+    } else {
+        format!("{f}")
+    }
+}
+
+/// go-yaml v2's `keyList.Less` for string keys: runs of digits compare as numbers,
+/// a non-letter sorts before a letter, otherwise by code point.
+pub fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let ar: Vec<char> = a.chars().collect();
+    let br: Vec<char> = b.chars().collect();
+    let mut i = 0;
+    while i < ar.len() && i < br.len() {
+        if ar[i] == br[i] {
+            i += 1;
+            continue;
+        }
+        let al = ar[i].is_alphabetic();
+        let bl = br[i].is_alphabetic();
+        if al && bl {
+            return ar[i].cmp(&br[i]);
+        }
+        if al || bl {
+            return if bl {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+        }
+        let (mut an, mut bn) = (0i64, 0i64);
+        if ar[i] == '0' || br[i] == '0' {
+            let mut j = i;
+            while j > 0 && ar[j - 1].is_ascii_digit() {
+                j -= 1;
+                if ar[j] != '0' {
+                    an = 1;
+                    bn = 1;
+                    break;
+                }
+            }
+        }
+        let mut ai = i;
+        while ai < ar.len() && ar[ai].is_ascii_digit() {
+            an = an
+                .wrapping_mul(10)
+                .wrapping_add(i64::from(ar[ai] as u8 - b'0'));
+            ai += 1;
+        }
+        let mut bi = i;
+        while bi < br.len() && br[bi].is_ascii_digit() {
+            bn = bn
+                .wrapping_mul(10)
+                .wrapping_add(i64::from(br[bi] as u8 - b'0'));
+            bi += 1;
+        }
+        if an != bn {
+            return an.cmp(&bn);
+        }
+        if ai != bi {
+            return ai.cmp(&bi);
+        }
+        return ar[i].cmp(&br[i]);
+    }
+    ar.len().cmp(&br.len())
+}
+
+#[cfg(test)]
+mod tests;

@@ -12,10 +12,12 @@
 //! | [`migrate`] | a config → the same with `olm.bundle.object` turned into `olm.csv.metadata` |
 //! | [`write`] | a config → opm's JSON or YAML text, in opm's order |
 //! | [`indent`] | JSON text → Go's compact and indented layouts |
+//! | [`go_sort`] | a slice → the order Go's unstable `sort.Slice` leaves it in |
 //! | [`go_yaml`] | JSON text → the YAML sigs.k8s.io/yaml (go-yaml v2) writes |
 
 pub mod bundle;
 pub mod declcfg;
+pub mod go_sort;
 pub mod go_yaml;
 pub mod indent;
 pub mod migrate;

@@ -8,8 +8,8 @@
 //! Order (opm's `writeToEncoder`): package names sorted by bytes; for each, its
 //! `olm.package` blobs in reading order, its channels by name, its bundles by name, its
 //! other blobs by schema (stable), its deprecations in reading order; then the other
-//! blobs with no package. opm sorts channels and bundles with an unstable sort, so two
-//! with the same name may come out either way; here they keep reading order.
+//! blobs with no package. Channels and bundles are sorted with Go's unstable sort
+//! ([`super::go_sort`]), as opm sorts them.
 
 use super::declcfg::{Bundle, Channel, DeclarativeConfig, Deprecation, Meta, Package, Property};
 use super::indent::{compact, indent};
@@ -87,8 +87,8 @@ fn ordered(config: &DeclarativeConfig) -> Vec<Item<'_>> {
             unpackaged = group.others;
             continue;
         }
-        group.channels.sort_by(|a, b| a.name.cmp(&b.name));
-        group.bundles.sort_by(|a, b| a.name.cmp(&b.name));
+        super::go_sort::slice(&mut group.channels, |a, b| a.name < b.name);
+        super::go_sort::slice(&mut group.bundles, |a, b| a.name < b.name);
         group.others.sort_by(|a, b| a.schema.cmp(&b.schema));
         items.extend(group.packages.into_iter().map(Item::Package));
         items.extend(group.channels.into_iter().map(Item::Channel));

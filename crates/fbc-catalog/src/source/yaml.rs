@@ -30,7 +30,7 @@ use std::collections::HashMap;
 mod scalar;
 
 use scalar::key_to_string;
-pub use scalar::resolve_scalar;
+pub use scalar::{is_timestamp, resolve_scalar};
 
 /// What kind of problem a [`YamlError`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,8 @@ use super::super::declcfg::{GoObject, RelatedImage, kind, mismatch};
 use serde_json::Value;
 use std::collections::BTreeSet;
 
-/// One API: opm's `APIKey`, ordered as Go's `fmt` orders them (field by field).
+/// One API: opm's `APIKey`, written as its `String` method writes it and ordered as
+/// Go's `fmt` orders map keys (field by field).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ApiKey {
     /// Group.
@@ -25,7 +26,7 @@ impl std::fmt::Display for ApiKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{{{} {} {} {}}}",
+            "{}/{}/{} ({})",
             self.group, self.version, self.kind, self.plural
         )
     }

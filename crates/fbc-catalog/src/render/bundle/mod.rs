@@ -17,8 +17,8 @@
 //!    deduplicated, sorted by type then value text.
 //! 3. With an image, the CSV becomes one `olm.csv.metadata`; without one, every
 //!    manifest becomes an `olm.bundle.object`. Either goes last.
-//! 4. Related images ([`apis::related_images`]) sorted by image; opm's sort is not
-//!    stable, so equal images may come out in another order there.
+//! 4. Related images ([`apis::related_images`]) sorted by image with Go's unstable
+//!    `sort.Slice` ([`super::go_sort`]), so equal images come out in opm's order.
 
 pub mod apis;
 pub mod files;
@@ -105,9 +105,9 @@ pub fn finish(bundle: &mut Bundle) {
         .partition(|p| OBJECT_TYPES.contains(&p.typ.as_str()));
     bundle.properties = others;
     bundle.properties.extend(objects);
-    bundle
-        .related_images
-        .sort_by(|a: &RelatedImage, b| a.image.cmp(&b.image));
+    super::go_sort::slice(&mut bundle.related_images, |a: &RelatedImage, b| {
+        a.image < b.image
+    });
 }
 
 fn is_csv(object: &Value) -> bool {

@@ -173,29 +173,98 @@ fn parse_go_int(s: &str) -> Option<Number> {
     }
 }
 
-/// The timestamp forms go-yaml v2 recognises (then keeps as strings).
-fn is_timestamp(s: &str) -> bool {
-    // YYYY-MM-DD, optionally followed by [Tt ]HH:MM:SS[.frac][Z|±HH:MM] in loose forms.
+/// The timestamp forms go-yaml v2 recognises (then keeps as strings): what Go's
+/// `time.Parse` accepts for one of `2006-1-2T15:4:5.999999999Z07:00` (also with a
+/// lowercase `t`), `2006-1-2 15:4:5.999999999` and `2006-1-2`, after go-yaml's quick
+/// check that the text starts with four digits and a `-`. Month, day, hour, minute and
+/// second take one or two digits and must be in range (the day for its month and year);
+/// the zone is `Z` or `±hh:mm`.
+pub fn is_timestamp(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.len() < 10 {
+    if b.len() < 5 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
         return false;
     }
-    let d = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
-    if !(d(0)
-        && d(1)
-        && d(2)
-        && d(3)
-        && b[4] == b'-'
-        && d(5)
-        && d(6)
-        && b[7] == b'-'
-        && d(8)
-        && d(9))
-    {
+    let year: u32 = s[..4].parse().unwrap_or(0);
+    let mut at = 5;
+    let Some(month) = number(b, &mut at) else {
+        return false;
+    };
+    if b.get(at) != Some(&b'-') {
         return false;
     }
-    if b.len() == 10 {
-        return true;
+    at += 1;
+    let Some(day) = number(b, &mut at) else {
+        return false;
+    };
+    if !(1..=12).contains(&month) || day < 1 || day > days_in(month, year) {
+        return false;
     }
-    matches!(b[10], b'T' | b't' | b' ') && b.len() > 11 && b[11].is_ascii_digit()
+    let zoned = match b.get(at) {
+        None => return true,
+        Some(b'T' | b't') => true,
+        Some(b' ') => false,
+        Some(_) => return false,
+    };
+    at += 1;
+    let Some(hour) = number(b, &mut at) else {
+        return false;
+    };
+    if b.get(at) != Some(&b':') {
+        return false;
+    }
+    at += 1;
+    let Some(minute) = number(b, &mut at) else {
+        return false;
+    };
+    if b.get(at) != Some(&b':') {
+        return false;
+    }
+    at += 1;
+    let Some(second) = number(b, &mut at) else {
+        return false;
+    };
+    if hour > 23 || minute > 59 || second > 59 {
+        return false;
+    }
+    if b.get(at) == Some(&b'.') && b.get(at + 1).is_some_and(u8::is_ascii_digit) {
+        at += 1;
+        while b.get(at).is_some_and(u8::is_ascii_digit) {
+            at += 1;
+        }
+    }
+    if !zoned {
+        return at == b.len();
+    }
+    match &b[at..] {
+        [b'Z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => {
+            [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit())
+                && (h1 - b'0') * 10 + (h2 - b'0') <= 24
+                && (m1 - b'0') * 10 + (m2 - b'0') <= 60
+        }
+        _ => false,
+    }
+}
+
+/// Go's `getnum(value, false)`: one or two digits.
+fn number(b: &[u8], at: &mut usize) -> Option<u32> {
+    let first = *b.get(*at).filter(|c| c.is_ascii_digit())?;
+    *at += 1;
+    let mut n = u32::from(first - b'0');
+    if let Some(second) = b.get(*at).filter(|c| c.is_ascii_digit()) {
+        n = n * 10 + u32::from(second - b'0');
+        *at += 1;
+    }
+    Some(n)
+}
+
+fn days_in(month: u32, year: u32) -> u32 {
+    match month {
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }

@@ -1,0 +1,72 @@
+use super::{json_to_yaml, natural_order};
+
+#[test]
+fn writes_what_go_yaml_writes() {
+    let json = r#"{"b":[{"x":1,"y":"4.16"},{}],"a":{"k":">0.27.0","t":"2019-02-28 01:03:00","e":"","n":null},"c":[],"d":"line\nnext\n","f":1.5,"g":true}"#;
+    let want = "a:\n  e: \"\"\n  k: '>0.27.0'\n  \"n\": null\n  t: \"2019-02-28 01:03:00\"\nb:\n- x: 1\n  \"y\": \"4.16\"\n- {}\nc: []\nd: |\n  line\n  next\nf: 1.5\ng: true\n";
+    assert_eq!(json_to_yaml(json), want);
+}
+
+#[test]
+fn folds_long_plain_scalars_past_eighty_columns() {
+    let words = "word ".repeat(30);
+    let json = format!("{{\"key\":{:?}}}", words.trim_end());
+    let yaml = json_to_yaml(&json);
+    assert!(yaml.lines().count() > 1, "{yaml}");
+    assert!(
+        yaml.lines().nth(1).is_some_and(|l| l.starts_with("  word")),
+        "{yaml}"
+    );
+}
+
+#[test]
+fn sorts_keys_naturally() {
+    let mut keys = vec!["a10", "a9", "B", "a", "1", "_x"];
+    keys.sort_by(|a, b| natural_order(a, b));
+    // A non-letter before a letter; `_` has no digits, so it counts as 0 against `1`.
+    assert_eq!(keys, vec!["_x", "1", "B", "a", "a9", "a10"]);
+}
+
+#[test]
+fn quotes_what_would_read_back_as_another_type() {
+    for (s, want) in [
+        ("true", "\"true\""),
+        ("yes", "\"yes\""),
+        ("12", "\"12\""),
+        ("1e3", "\"1e3\""),
+        ("~", "\"~\""),
+        ("- x", "'- x'"),
+        ("a: b", "'a: b'"),
+        ("tab\there", "\"tab\\there\""),
+    ] {
+        let yaml = json_to_yaml(&serde_json::json!({ "k": s }).to_string());
+        assert_eq!(yaml, format!("k: {want}\n"), "{s:?}");
+    }
+}
+
+#[test]
+fn timestamps_are_what_gos_time_parse_accepts() {
+    use crate::source::yaml::is_timestamp;
+    for yes in [
+        "2024-01-02",
+        "2023-9-26T00:00:00Z",
+        "2024-1-2t3:4:5.123+02:00",
+        "2024-02-29",
+        "2024-01-02 03:04:05",
+        "2024-01-02 03:04:05.5",
+    ] {
+        assert!(is_timestamp(yes), "{yes}");
+    }
+    for no in [
+        "2022-04-11T18:36:19",
+        "2023-02-29",
+        "2024-13-01",
+        "2024-01-02 03:04:05Z",
+        "24-01-02",
+        "2024-01-02T25:00:00Z",
+        "2024-01-02x",
+        "2024-001-02",
+    ] {
+        assert!(!is_timestamp(no), "{no}");
+    }
+}

@@ -1,0 +1,237 @@
+//! `render` of bundle images on a real registry, checked against what opm v1.32.0 printed
+//! for the same images (recorded by `tools/render-diff.py --record
+//! tests/fixtures/render/expected`, the registry's address replaced by `REGISTRY`): every
+//! bundle of `tests/fixtures/render/bundles` as JSON, as YAML and with `--migrate`, and
+//! opm's error text for the broken ones. Then the same bundles as directories: with
+//! `--alpha-image-ref-template` naming the image they are, the output is the image's.
+
+use crate::distribution::{Auth, Registry};
+use crate::process::BIN;
+use crate::support::block_on;
+use fbc_image::testing::{self, Tar};
+use libtest_mimic::Failed;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const TESTS: &[crate::support::NamedTest<PathBuf>] = &[
+    (
+        "render_of_bundle_images_equals_opms_recorded_output",
+        render_of_bundle_images_equals_opms_recorded_output,
+    ),
+    (
+        "a_bundle_directory_renders_as_the_image_it_would_be",
+        a_bundle_directory_renders_as_the_image_it_would_be,
+    ),
+];
+
+/// The flag sets `tools/render-diff.py` records.
+const FLAG_SETS: &[(&str, &[&str])] = &[
+    ("json", &[]),
+    ("yaml", &["-o", "yaml"]),
+    ("migrate", &["--migrate"]),
+];
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/render")
+}
+
+fn bundle_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures().join("bundles"))
+        .expect("bundles")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// The image labels of a bundle: `image-labels.json` beside its directories, else the
+/// annotations of `metadata/annotations.yaml` (as tools/bundle_images.py reads them).
+fn labels_of(dir: &Path) -> Vec<(String, String)> {
+    let value = match std::fs::read_to_string(dir.join("image-labels.json")) {
+        Ok(text) => serde_json::from_str(&text).expect("labels json"),
+        Err(_) => {
+            let text =
+                std::fs::read_to_string(dir.join("metadata/annotations.yaml")).unwrap_or_default();
+            let doc = fbc_catalog::source::yaml::document_to_json(&text)
+                .ok()
+                .flatten();
+            doc.and_then(|d| d.get("annotations").cloned())
+                .unwrap_or_default()
+        }
+    };
+    value
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// One gzip layer holding the bundle's `manifests/` and `metadata/`.
+fn bundle_layer(dir: &Path) -> Vec<u8> {
+    let mut tar = Tar::new();
+    for top in ["manifests", "metadata"] {
+        tar = tar.dir(&format!("{top}/"));
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(top))
+            .expect("dir")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        files.sort();
+        for file in files {
+            let name = file
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .into_owned();
+            tar = tar.file(
+                &format!("{top}/{name}"),
+                &std::fs::read(&file).expect("read"),
+            );
+        }
+    }
+    testing::gzip(&tar.finish())
+}
+
+fn push_bundles(registry: &Registry) -> Vec<(String, PathBuf)> {
+    let mut pushed = Vec::new();
+    block_on(async {
+        for dir in bundle_dirs() {
+            let name = dir
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .into_owned();
+            let labels = labels_of(&dir);
+            let labels: Vec<(&str, &str)> = labels
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            registry
+                .push_image(
+                    &format!("bundles/{name}"),
+                    "v1",
+                    &labels,
+                    &[bundle_layer(&dir)],
+                )
+                .await;
+            pushed.push((name, dir));
+        }
+    })
+    .expect("runtime");
+    pushed
+}
+
+/// `render ARGS`: exit status, stdout, and the last line of stderr.
+fn render(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN)
+        .arg("render")
+        .args(args)
+        .env_remove("REGISTRY_AUTH_FILE")
+        .env_remove("DOCKER_CONFIG")
+        .env("HOME", "/nonexistent")
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        last.to_owned(),
+    )
+}
+
+fn render_of_bundle_images_equals_opms_recorded_output(_: PathBuf) -> Result<(), Failed> {
+    let registry = Registry::start(Auth::None, None);
+    let host = registry.host();
+    let mut compared = 0;
+    for (name, _) in push_bundles(&registry) {
+        let reference = format!("{host}/bundles/{name}:v1");
+        for (flags_name, flags) in FLAG_SETS {
+            let mut args = vec![reference.as_str()];
+            args.extend_from_slice(flags);
+            let (ok, stdout, stderr) = render(&args);
+            let expected = fixtures().join("expected");
+            let (file, got) = if ok {
+                (expected.join(format!("{name}.{flags_name}.out")), stdout)
+            } else {
+                (
+                    expected.join(format!("{name}.{flags_name}.err")),
+                    format!("{stderr}\n"),
+                )
+            };
+            let want = std::fs::read_to_string(&file).map_err(|e| {
+                format!(
+                    "{name} [{flags_name}]: no recorded {} ({e}); got:\n{got}",
+                    file.display()
+                )
+            })?;
+            let got = got.replace(&host, "REGISTRY");
+            if got != want {
+                return Err(format!(
+                    "{name} [{flags_name}] differs from opm's {}:\n{}",
+                    file.display(),
+                    first_difference(&want, &got)
+                )
+                .into());
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, bundle_dirs().len() * FLAG_SETS.len());
+    Ok(())
+}
+
+fn first_difference(want: &str, got: &str) -> String {
+    for (i, (w, g)) in want.lines().zip(got.lines()).enumerate() {
+        if w != g {
+            return format!("line {}:\n  opm: {w}\n  fbc: {g}", i + 1);
+        }
+    }
+    format!(
+        "lengths differ: opm {} lines, fbc {} lines",
+        want.lines().count(),
+        got.lines().count()
+    )
+}
+
+fn a_bundle_directory_renders_as_the_image_it_would_be(_: PathBuf) -> Result<(), Failed> {
+    let registry = Registry::start(Auth::None, None);
+    let host = registry.host();
+    for (name, dir) in push_bundles(&registry) {
+        let reference = format!("{host}/bundles/{name}:v1");
+        let (image_ok, from_image, image_err) = render(&[&reference]);
+        let template = format!("--alpha-image-ref-template={reference}");
+        let dir_arg = dir.to_str().expect("utf-8");
+        let (dir_ok, from_dir, dir_err) = render(&[dir_arg, &template]);
+        assert_eq!(image_ok, dir_ok, "{name}: {image_err} / {dir_err}");
+        if image_ok {
+            assert_eq!(from_image, from_dir, "{name}");
+            // Without an image: every manifest as an olm.bundle.object, no image anywhere.
+            let (ok, plain, err) = render(&[dir_arg]);
+            assert!(ok, "{name}: {err}");
+            let blob: serde_json::Value = serde_json::from_str(&plain).expect("json");
+            assert_eq!(blob["image"], "", "{name}");
+            let objects = blob["properties"]
+                .as_array()
+                .expect("properties")
+                .iter()
+                .filter(|p| p["type"] == "olm.bundle.object")
+                .count();
+            assert!(objects > 0, "{name}: {plain}");
+            assert!(!plain.contains("olm.csv.metadata"), "{name}");
+        } else {
+            assert_eq!(
+                image_err.replace(&reference, "REF"),
+                dir_err.replace(dir_arg, "REF"),
+                "{name}"
+            );
+        }
+    }
+    Ok(())
+}

@@ -9,6 +9,8 @@ mod harness;
 #[path = "integration/http_client.rs"]
 #[allow(dead_code)]
 mod http_client;
+#[path = "shared/render.rs"]
+mod render;
 mod support;
 
 use fbc_registry::api;
@@ -61,6 +63,10 @@ fn main() {
             (
                 "diffs_of_the_community_catalogs_and_of_each_catalog_with_itself",
                 diffs_of_the_community_catalogs_and_of_each_catalog_with_itself,
+            ),
+            (
+                "render_of_every_shared_catalog_and_its_bundles_equals_opms",
+                render::render_of_every_shared_catalog_and_its_bundles_equals_opms,
             ),
             (
                 "community_v4_16_answers_every_rpc",

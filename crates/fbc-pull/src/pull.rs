@@ -53,9 +53,9 @@ pub struct Puller {
     prepared: connect::Prepared,
     /// HTTPS, and for a loopback or `--insecure-registry` registry plain HTTP (used when HTTPS
     /// fails); made on first use.
-    clients: std::sync::OnceLock<connect::Clients>,
+    clients: std::sync::Arc<std::sync::OnceLock<connect::Clients>>,
     /// Whether plain HTTP was found to be the way, once a request has succeeded.
-    use_plain: std::sync::OnceLock<bool>,
+    use_plain: std::sync::Arc<std::sync::OnceLock<bool>>,
     auth: RegistryAuth,
     target: RegistryRef,
     reference: Reference,
@@ -92,8 +92,8 @@ impl Puller {
         Ok(Puller {
             auth: prepared.auth.clone(),
             prepared,
-            clients: std::sync::OnceLock::new(),
-            use_plain: std::sync::OnceLock::new(),
+            clients: std::sync::Arc::default(),
+            use_plain: std::sync::Arc::default(),
             reference: oci_reference(target),
             target: target.clone(),
             shown,
@@ -101,6 +101,33 @@ impl Puller {
             limits,
             platform,
         })
+    }
+
+    /// A puller for another reference on the same registry that shares this one's
+    /// clients (connections, TLS set-up, bearer tokens) and what was learnt of the scheme:
+    /// many images of one registry cost one client, and one HTTPS probe. Credentials are
+    /// looked up for `target`'s repository. `None` when `target` is on another registry.
+    pub fn sibling(&self, target: &RegistryRef) -> Option<Result<Puller, PullError>> {
+        if !target.registry.eq_ignore_ascii_case(&self.target.registry) {
+            return None;
+        }
+        let shown = target.to_string();
+        let prepared = match connect::prepare(&self.options, &target.registry, &target.repository) {
+            Ok(prepared) => prepared,
+            Err(kind) => return Some(Err(PullError { image: shown, kind })),
+        };
+        Some(Ok(Puller {
+            auth: prepared.auth.clone(),
+            prepared,
+            clients: self.clients.clone(),
+            use_plain: self.use_plain.clone(),
+            reference: oci_reference(target),
+            target: target.clone(),
+            shown,
+            options: self.options.clone(),
+            limits: self.limits,
+            platform: self.platform.clone(),
+        }))
     }
 
     /// The reference as given.
@@ -129,12 +156,48 @@ impl Puller {
     /// Pulls the image into `dir` (layer files named by digest); `digest` is what
     /// [`resolve`](Self::resolve) returned, so a tag moved since is still this image.
     pub async fn fetch(&self, digest: &Digest, dir: &Path) -> Result<PulledImage, PullError> {
+        self.fetch_from(digest, None, dir).await
+    }
+
+    /// [`resolve`](Self::resolve) and [`fetch`](Self::fetch) in one request fewer: a tag's
+    /// manifest is fetched once, its digest computed from its bytes. For a one-off pull
+    /// (`render`), where nothing is kept by digest that could spare the download.
+    pub async fn pull(&self, dir: &Path) -> Result<PulledImage, PullError> {
+        if let Some(digest) = &self.target.digest {
+            return self.fetch(digest, dir).await;
+        }
+        let what = format!("manifest {}", self.tag());
+        let (body, _) = self
+            .request(&what, |client| async move {
+                client
+                    .pull_manifest_raw(&self.reference, &self.auth, ACCEPTED_MANIFEST_TYPES)
+                    .await
+            })
+            .await?;
+        let limit = self.limits.max_document_bytes;
+        if body.len() as u64 > limit {
+            return Err(self.fail(PullErrorKind::Size {
+                what,
+                expected: limit,
+                actual: body.len() as u64,
+            }));
+        }
+        let digest = Digest::of(&body);
+        self.fetch_from(&digest, Some(body.to_vec()), dir).await
+    }
+
+    async fn fetch_from(
+        &self,
+        digest: &Digest,
+        fetched: Option<Vec<u8>>,
+        dir: &Path,
+    ) -> Result<PulledImage, PullError> {
         let mut bytes = 0u64;
         let top = Blob {
             digest: digest.clone(),
             size: self.limits.max_document_bytes,
         };
-        let image = self.image_manifest(&top, 0, &mut bytes).await?;
+        let image = self.image_manifest(&top, fetched, 0, &mut bytes).await?;
         let (config, layers) = manifest::blobs(&image, &self.limits).map_err(|source| {
             self.fail(PullErrorKind::Manifest {
                 what: format!("manifest {digest}"),
@@ -171,11 +234,15 @@ impl Puller {
     async fn image_manifest(
         &self,
         blob: &Blob,
+        fetched: Option<Vec<u8>>,
         depth: usize,
         bytes: &mut u64,
     ) -> Result<oci_spec::image::ImageManifest, PullError> {
         let what = format!("manifest {}", blob.digest);
-        let body = self.document(blob).await?;
+        let body = match fetched {
+            Some(body) => body,
+            None => self.document(blob).await?,
+        };
         *bytes += body.len() as u64;
         let manifest_err = |source| {
             self.fail(PullErrorKind::Manifest {
@@ -196,7 +263,7 @@ impl Puller {
                     digest: entry.digest,
                     size: entry.size,
                 };
-                Box::pin(self.image_manifest(&blob, depth + 1, bytes)).await
+                Box::pin(self.image_manifest(&blob, None, depth + 1, bytes)).await
             }
             PlatformChoice::Candidates(candidates) => {
                 let mut images = Vec::with_capacity(candidates.len());
@@ -205,7 +272,8 @@ impl Puller {
                         digest: entry.digest.clone(),
                         size: entry.size,
                     };
-                    images.push(Box::pin(self.image_manifest(&blob, depth + 1, bytes)).await?);
+                    images
+                        .push(Box::pin(self.image_manifest(&blob, None, depth + 1, bytes)).await?);
                 }
                 manifest::any_platform(images, &self.platform, &candidates).map_err(manifest_err)
             }

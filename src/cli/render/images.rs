@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Most registry pulls at once.
-pub const CONCURRENCY: usize = 8;
+pub const CONCURRENCY: usize = 16;
 
 /// One pulled image.
 #[derive(Debug, Clone)]
@@ -52,12 +52,19 @@ pub fn pull_all(
                 out.insert(reference.clone(), image);
             }
             Ok(CatalogSource::Registry(target)) => {
-                match Puller::new(
-                    &target,
-                    &options.registry,
-                    options.limits,
-                    options.platform.clone(),
-                ) {
+                // One client per registry: a sibling of an earlier puller of the same one.
+                let made = registry
+                    .iter()
+                    .find_map(|(_, p, _): &(String, Puller, PathBuf)| p.sibling(&target))
+                    .unwrap_or_else(|| {
+                        Puller::new(
+                            &target,
+                            &options.registry,
+                            options.limits,
+                            options.platform.clone(),
+                        )
+                    });
+                match made {
                     Ok(puller) => {
                         registry.push((reference.clone(), puller, scratch.join(i.to_string())))
                     }
@@ -120,11 +127,7 @@ async fn pull_one(puller: &Puller, dir: &Path) -> Result<PulledImage, String> {
     tokio::fs::create_dir_all(dir)
         .await
         .map_err(|e| format!("{}: {e}", dir.display()))?;
-    let digest = puller.resolve().await.map_err(|e| e.to_string())?;
-    let image = puller
-        .fetch(&digest, dir)
-        .await
-        .map_err(|e| e.to_string())?;
+    let image = puller.pull(dir).await.map_err(|e| e.to_string())?;
     Ok(PulledImage {
         labels: image.labels,
         layers: image.layers,

@@ -347,3 +347,6 @@ fn object_properties(objects: &[&Value], image: &str, form: ObjectForm) -> (Vec<
     }
     (out, csv_json)
 }
+
+#[cfg(test)]
+mod tests;

@@ -40,6 +40,7 @@ const LAYERS: &[&str] = &[
     "filter",
     "diff",
     "render",
+    "template",
     "load",
     "catalogd",
     // fbc-image, catalog images (above the library, beside the server)

@@ -68,6 +68,9 @@ pub enum Command {
     Diff(crate::cli::diff::DiffArgs),
     /// Bundles and catalogs (directories or images) → one FBC stream, as `opm render`.
     Render(crate::cli::render::RenderArgs),
+    /// A catalog template (olm.template.basic, olm.semver) → the catalog, as
+    /// `opm alpha render-template`.
+    Template(crate::cli::template::TemplateArgs),
     /// A gRPC health check with grpc_health_probe's flags and exit codes (`-addr=:50051`);
     /// the binary also answers to the name `grpc_health_probe`.
     Probe(ProbeArgs),

@@ -16,6 +16,7 @@ pub(crate) mod probe;
 pub(crate) mod render;
 pub(crate) mod resolve;
 pub(crate) mod search;
+pub(crate) mod template;
 pub(crate) mod values;
 
 pub use args::{Cli, Command, LogFormat, Output, ServeArgs, ValidateArgs};
@@ -72,6 +73,7 @@ pub fn main() -> ExitCode {
         Command::Filter(args) => filter::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Render(args) => render::run(&args),
+        Command::Template(args) => template::run(&args),
         Command::Probe(args) => probe::main(&args.args),
     }
 }

@@ -22,6 +22,7 @@
 //! | [`resolve`] | tables + a request → OLM v0's dependency resolution, with CEL and explanations |
 //! | [`filter`] | tables + a filter configuration → the kept set, why, the filtered metas, checked |
 //! | [`render`] | bundle directories and catalog blobs → `opm render`'s FBC stream |
+//! | [`template`] | basic and semver templates + rendered bundles → the catalog they describe |
 //! | [`load`] | directory → tables, in one call with timings and digest |
 //! | [`catalogd`] | names and metas → what catalogd derives from them (name checks, the GraphQL schema) |
 //!
@@ -60,4 +61,5 @@ pub mod render;
 pub mod resolve;
 pub mod source;
 pub mod tables;
+pub mod template;
 pub mod version_range;

@@ -104,6 +104,7 @@ pub fn run(args: &RenderArgs) -> ExitCode {
 }
 
 /// Everything `render` needs besides the references.
+#[derive(Clone)]
 pub struct Renderer {
     /// How images are pulled and unpacked.
     pub fetch: FetchOptions,
@@ -115,21 +116,16 @@ pub struct Renderer {
     pub level: Option<MigrateLevel>,
     /// The image template for bundle directories.
     pub image_template: Option<String>,
+    /// Only bundle images may be rendered (templates: opm's `RefBundleImage` mask).
+    pub bundle_images_only: bool,
+    /// Plain HTTP for the registries of every image rendered (`--use-http`).
+    pub use_http: bool,
 }
 
 impl Renderer {
     /// The renderer `args` describe.
     pub fn from_args(args: &RenderArgs) -> Renderer {
-        let mut fetch = args.limits.fetch_options(None);
-        if args.use_http {
-            for reference in &args.refs {
-                if let Ok(fbc_image::CatalogSource::Registry(r)) =
-                    fbc_image::CatalogSource::parse(reference)
-                {
-                    fetch.registry.insecure.push(r.registry);
-                }
-            }
-        }
+        let fetch = args.limits.fetch_options(None);
         let level = if args.migrate {
             Some(MigrateLevel::BundleObjectToCsvMetadata)
         } else {
@@ -144,11 +140,22 @@ impl Renderer {
             },
             level,
             image_template: args.alpha_image_ref_template.clone(),
+            bundle_images_only: false,
+            use_http: args.use_http,
         }
     }
 
     /// Renders `refs` into one config, in order; the error is opm's message.
     pub fn render(&self, refs: &[String]) -> Result<DeclarativeConfig, String> {
+        let mut out = DeclarativeConfig::default();
+        for (_, config) in self.render_each(refs)? {
+            out.merge(config);
+        }
+        Ok(out)
+    }
+
+    /// Renders each of `refs` (pulled all at once), in order.
+    pub fn render_each(&self, refs: &[String]) -> Result<Vec<(String, DeclarativeConfig)>, String> {
         let scratch = tempfile::Builder::new()
             .prefix("fbc-registry-render-")
             .tempdir()
@@ -158,8 +165,18 @@ impl Renderer {
             .filter(|r| !Path::new(r).exists())
             .cloned()
             .collect();
-        let pulled = images::pull_all(&image_refs, &self.fetch, &scratch.path().join("blobs"));
-        let mut out = DeclarativeConfig::default();
+        let mut fetch = self.fetch.clone();
+        if self.use_http {
+            for reference in &image_refs {
+                if let Ok(fbc_image::CatalogSource::Registry(r)) =
+                    fbc_image::CatalogSource::parse(reference)
+                {
+                    fetch.registry.insecure.push(r.registry);
+                }
+            }
+        }
+        let pulled = images::pull_all(&image_refs, &fetch, &scratch.path().join("blobs"));
+        let mut out = Vec::with_capacity(refs.len());
         for (i, reference) in refs.iter().enumerate() {
             let unpack_dir = scratch.path().join(format!("unpack-{i}"));
             let mut config = self
@@ -169,7 +186,7 @@ impl Renderer {
             if let Some(level) = self.level {
                 render::migrate(&mut config, level).map_err(|e| format!("migrate: {e}"))?;
             }
-            out.merge(config);
+            out.push((reference.clone(), config));
             let _ = std::fs::remove_dir_all(&unpack_dir);
         }
         Ok(out)
@@ -186,6 +203,9 @@ impl Renderer {
             if !meta.is_dir() {
                 return Err(format!("ref {reference:?} is not a directory: not allowed"));
             }
+            if self.bundle_images_only {
+                return Err("cannot render declarative config directory: not allowed".into());
+            }
             return self.render_dir(path, reference, true);
         }
         let image = match pulled.get(reference) {
@@ -198,6 +218,9 @@ impl Renderer {
             return Err(format!(
                 "render {reference:?}: sqlite-based index images are no longer supported, migrate to a file-based catalog: not allowed"
             ));
+        }
+        if self.bundle_images_only && !labels.contains_key(BUNDLE_PACKAGE_LABEL) {
+            return Err("cannot render declarative config image: not allowed".into());
         }
         if let Some(configs) = labels.get(fbc_image::manifest::CONFIGS_LABEL) {
             images::unpack(reference, image, configs, unpack_dir, &self.fetch)?;

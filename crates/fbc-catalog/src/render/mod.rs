@@ -13,6 +13,7 @@
 //! | [`write`] | a config → opm's JSON or YAML text, in opm's order |
 //! | [`indent`] | JSON text → Go's compact and indented layouts |
 //! | [`go_sort`] | a slice → the order Go's unstable `sort.Slice` leaves it in |
+//! | [`mermaid`] | a config's channels → opm's Mermaid graph |
 //! | [`go_yaml`] | JSON text → the YAML sigs.k8s.io/yaml (go-yaml v2) writes |
 
 pub mod bundle;
@@ -20,6 +21,7 @@ pub mod declcfg;
 pub mod go_sort;
 pub mod go_yaml;
 pub mod indent;
+pub mod mermaid;
 pub mod migrate;
 pub mod write;
 

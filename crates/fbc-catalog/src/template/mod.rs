@@ -1,0 +1,68 @@
+//! Catalog templates → the catalog they describe, as `opm alpha render-template` builds it.
+//!
+//! In: a template's text (YAML or JSON) and, for each bundle image it names, the bundle
+//! `opm render` makes of it (the caller pulls and renders: this crate has no network).
+//! Out: a [`DeclarativeConfig`] for [`crate::render::write`], or opm's error text.
+//!
+//! | module | in → out |
+//! |---|---|
+//! | [`basic`] | `olm.template.basic`: FBC entries whose bundles name only an image → those bundles rendered |
+//! | [`semver`] | `olm.semver`: bundle images by channel archetype → channels and edges by semantic version |
+//!
+//! The type is read from the first document's `schema` ([`detect`]).
+
+pub mod basic;
+pub mod semver;
+
+use crate::render::declcfg::{Bundle, GoObject};
+use serde_json::Value;
+
+pub use crate::render::DeclarativeConfig;
+
+/// A template type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `olm.template.basic`.
+    Basic,
+    /// `olm.semver`.
+    Semver,
+}
+
+impl Kind {
+    /// The types with their names, as `opm alpha render-template TYPE` names them.
+    pub const ALL: [(&'static str, Kind); 2] = [("basic", Kind::Basic), ("semver", Kind::Semver)];
+}
+
+/// The first YAML or JSON document of a template as a JSON value.
+pub fn first_document(text: &str) -> Result<Value, String> {
+    let parsed = crate::source::parse_file("template", text);
+    if let Some(blob) = parsed.blobs.into_iter().next() {
+        return Ok(blob.value);
+    }
+    match parsed.errors.into_iter().next() {
+        Some(e) => Err(e.to_string()),
+        None => Err("template input missing required 'schema' field".into()),
+    }
+}
+
+/// The template's type, from its `schema` (the text after the last `.`).
+pub fn detect(text: &str) -> Result<Kind, String> {
+    let document = first_document(text)?;
+    let schema = GoObject::of(&document)
+        .and_then(|o| o.get("schema"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or("template input missing required 'schema' field")?;
+    let name = schema.rsplit('.').next().unwrap_or(schema);
+    Kind::ALL
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, kind)| *kind)
+        .ok_or_else(|| format!("unknown template schema: {name}"))
+}
+
+/// The bundle rendered from each image a template names (the caller's renderer).
+pub trait Bundles {
+    /// The bundles `image` renders to (opm's `Render` of one bundle image).
+    fn render(&mut self, image: &str) -> Result<Vec<Bundle>, String>;
+}

@@ -22,6 +22,14 @@ pub const TESTS: &[crate::support::NamedTest<PathBuf>] = &[
         "a_bundle_directory_renders_as_the_image_it_would_be",
         a_bundle_directory_renders_as_the_image_it_would_be,
     ),
+    (
+        "templates_equal_opms_recorded_output",
+        templates_equal_opms_recorded_output,
+    ),
+    (
+        "a_template_renders_offline_from_bundles_from",
+        a_template_renders_offline_from_bundles_from,
+    ),
 ];
 
 /// The flag sets `tools/render-diff.py` records.
@@ -36,7 +44,11 @@ fn fixtures() -> PathBuf {
 }
 
 fn bundle_dirs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures().join("bundles"))
+    dirs_in("bundles")
+}
+
+fn dirs_in(folder: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures().join(folder))
         .expect("bundles")
         .map(|e| e.expect("entry").path())
         .collect();
@@ -95,9 +107,13 @@ fn bundle_layer(dir: &Path) -> Vec<u8> {
 }
 
 fn push_bundles(registry: &Registry) -> Vec<(String, PathBuf)> {
+    push_dirs(registry, bundle_dirs())
+}
+
+fn push_dirs(registry: &Registry, dirs: Vec<PathBuf>) -> Vec<(String, PathBuf)> {
     let mut pushed = Vec::new();
     block_on(async {
-        for dir in bundle_dirs() {
+        for dir in dirs {
             let name = dir
                 .file_name()
                 .expect("name")
@@ -233,5 +249,138 @@ fn a_bundle_directory_renders_as_the_image_it_would_be(_: PathBuf) -> Result<(),
             );
         }
     }
+    Ok(())
+}
+
+/// `template FILE ARGS`: exit status, stdout, last line of stderr.
+fn template(file: &Path, args: &[&str]) -> (bool, String, String) {
+    let mut all = vec!["template", file.to_str().expect("utf-8")];
+    all.extend_from_slice(args);
+    let out = Command::new(BIN)
+        .args(&all)
+        .env("HOME", "/nonexistent")
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        last.to_owned(),
+    )
+}
+
+/// The recorded templates (tools/template-diff.py --record), with `REGISTRY` replaced.
+fn recorded_templates(host: &str, dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures().join("templates"))
+        .expect("templates")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(".template.json"))
+        .collect();
+    files.sort();
+    for file in files {
+        let name = file
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .replace(".template.json", "");
+        let text = std::fs::read_to_string(&file)
+            .expect("read")
+            .replace("REGISTRY", host);
+        let path = dir.join(format!("{name}.yaml"));
+        std::fs::write(&path, text).expect("write");
+        out.push((name, path));
+    }
+    out
+}
+
+const TEMPLATE_OUTPUTS: &[(&str, &[&str])] = &[
+    ("json", &[]),
+    ("yaml", &["-o", "yaml"]),
+    ("mermaid", &["-o", "mermaid"]),
+];
+
+fn templates_equal_opms_recorded_output(_: PathBuf) -> Result<(), Failed> {
+    let registry = Registry::start(Auth::None, None);
+    let host = registry.host();
+    push_dirs(&registry, dirs_in("semver-bundles"));
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let mut compared = 0;
+    for (name, path) in recorded_templates(&host, scratch.path()) {
+        for (output, flags) in TEMPLATE_OUTPUTS {
+            let expected = fixtures().join("templates");
+            let (out_file, err_file) = (
+                expected.join(format!("{name}.{output}.out")),
+                expected.join(format!("{name}.{output}.err")),
+            );
+            if !out_file.exists() && !err_file.exists() {
+                continue;
+            }
+            let (ok, stdout, stderr) = template(&path, flags);
+            let (file, got) = if ok {
+                (out_file, stdout)
+            } else {
+                (err_file, format!("{stderr}\n"))
+            };
+            let want = std::fs::read_to_string(&file).map_err(|e| {
+                format!(
+                    "{name} [{output}]: no {} ({e}); got:\n{got}",
+                    file.display()
+                )
+            })?;
+            let got = got
+                .replace(&host, "REGISTRY")
+                .replace(path.to_str().expect("utf-8"), "FILE");
+            if got != want {
+                return Err(format!(
+                    "{name} [{output}] differs from opm's:\n{}",
+                    first_difference(&want, &got)
+                )
+                .into());
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared >= 20, "{compared} compared");
+    Ok(())
+}
+
+fn a_template_renders_offline_from_bundles_from(_: PathBuf) -> Result<(), Failed> {
+    let mut registry = Registry::start(Auth::None, None);
+    let host = registry.host();
+    let pushed = push_dirs(&registry, dirs_in("semver-bundles"));
+    let scratch = tempfile::tempdir().expect("tempdir");
+    // A catalog holding the rendered bundles, as a maintainer's repository would.
+    let refs: Vec<String> = pushed
+        .iter()
+        .map(|(name, _)| format!("{host}/bundles/{name}:v1"))
+        .collect();
+    let ref_args: Vec<&str> = refs.iter().map(String::as_str).collect();
+    let (ok, catalog, err) = render(&ref_args);
+    assert!(ok, "{err}");
+    let catalog_dir = scratch.path().join("catalog");
+    std::fs::create_dir_all(&catalog_dir).expect("mkdir");
+    std::fs::write(catalog_dir.join("bundles.json"), catalog).expect("write");
+    let templates = recorded_templates(&host, scratch.path());
+    registry.stop();
+    let from = format!("--bundles-from={}", catalog_dir.display());
+    for (name, path) in templates
+        .iter()
+        .filter(|(n, _)| n == "semver-minor" || n == "basic")
+    {
+        let (ok, stdout, stderr) = template(path, &[&from]);
+        assert!(ok, "{name}: {stderr}");
+        let want = std::fs::read_to_string(fixtures().join(format!("templates/{name}.json.out")))
+            .expect("recorded");
+        assert_eq!(stdout.replace(&host, "REGISTRY"), want, "{name}");
+    }
+    // Without the catalog and without the registry, the pull fails and names the image.
+    let (ok, _, stderr) = template(&templates[0].1, &[]);
+    assert!(!ok && stderr.contains(&host), "{stderr}");
     Ok(())
 }

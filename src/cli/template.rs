@@ -44,6 +44,12 @@ pub struct TemplateArgs {
     /// Speak plain HTTP to the registries of the bundle images.
     #[arg(long)]
     pub use_http: bool,
+    /// Where bundle images are kept by digest between runs (as for `render`).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache_dir: Option<std::path::PathBuf>,
+    /// Keep no bundle images between runs.
+    #[arg(long)]
+    pub no_cache: bool,
     /// Parsing and image limits, registry access.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -127,6 +133,7 @@ fn read_input(file: Option<&str>) -> Result<(String, String), String> {
 fn build(args: &TemplateArgs, source: &str, text: &str) -> Result<DeclarativeConfig, String> {
     let kind = template::detect(text)?;
     let mut renderer = Renderer::for_templates(&args.limits, args.use_http, args.migrate_level);
+    renderer.cache = super::render::open_cache(args.cache_dir.as_deref(), args.no_cache);
     let known = match &args.bundles_from {
         Some(catalog) => bundles_of(&renderer, catalog)?,
         None => BTreeMap::new(),
@@ -210,6 +217,8 @@ impl Renderer {
             migrate: false,
             alpha_image_ref_template: None,
             use_http: false,
+            cache_dir: None,
+            no_cache: true,
             limits: limits.clone(),
         };
         let mut renderer = Renderer::from_args(&args);

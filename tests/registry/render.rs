@@ -23,6 +23,10 @@ pub const TESTS: &[crate::support::NamedTest<PathBuf>] = &[
         a_bundle_directory_renders_as_the_image_it_would_be,
     ),
     (
+        "a_cached_bundle_image_is_not_pulled_again",
+        a_cached_bundle_image_is_not_pulled_again,
+    ),
+    (
         "templates_equal_opms_recorded_output",
         templates_equal_opms_recorded_output,
     ),
@@ -382,5 +386,37 @@ fn a_template_renders_offline_from_bundles_from(_: PathBuf) -> Result<(), Failed
     // Without the catalog and without the registry, the pull fails and names the image.
     let (ok, _, stderr) = template(&templates[0].1, &[]);
     assert!(!ok && stderr.contains(&host), "{stderr}");
+    Ok(())
+}
+
+fn a_cached_bundle_image_is_not_pulled_again(_: PathBuf) -> Result<(), Failed> {
+    let registry = Registry::start(Auth::None, None);
+    let host = registry.host();
+    let dir = fixtures().join("bundles/etcd-0.9.2");
+    push_dirs(&registry, vec![dir.clone()]);
+    let reference = format!("{host}/bundles/etcd-0.9.2:v1");
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let cache = format!("--cache-dir={}", scratch.path().join("cache").display());
+    let (ok, first, err) = render(&[&reference, &cache]);
+    assert!(ok, "{err}");
+    // The layer is gone from the registry: only the kept copy can answer now.
+    let layer = fbc_image::Digest::of(&bundle_layer(&dir));
+    std::fs::remove_file(registry.blob_path(&layer)).expect("remove the layer blob");
+    let (ok, second, err) = render(&[&reference, &cache]);
+    assert!(ok, "{err}");
+    assert_eq!(first, second);
+    let (ok, _, err) = render(&[&reference, "--no-cache"]);
+    assert!(
+        !ok,
+        "without the cache the missing layer must fail the pull"
+    );
+    assert!(err.contains(&reference), "{err}");
+    // An entry is a labels file and the unpacked image, named by the manifest's digest.
+    let entries: Vec<String> = std::fs::read_dir(scratch.path().join("cache"))
+        .expect("cache")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0].len(), 64, "{entries:?}");
     Ok(())
 }

@@ -27,4 +27,4 @@ pub mod retry;
 
 pub use connect::RegistryOptions;
 pub use error::{PullError, PullErrorKind};
-pub use pull::{PulledImage, Puller};
+pub use pull::{PulledImage, Puller, TopManifest};

@@ -47,6 +47,15 @@ pub struct PulledImage {
     pub bytes: u64,
 }
 
+/// What a reference names now: its digest, and for a tag the manifest already fetched.
+#[derive(Debug, Clone)]
+pub struct TopManifest {
+    /// The digest.
+    pub digest: Digest,
+    /// The manifest's bytes, when they were fetched to learn the digest.
+    body: Option<Vec<u8>>,
+}
+
 /// Pulls one reference.
 pub struct Puller {
     /// What the clients are made from, and the credentials.
@@ -163,8 +172,19 @@ impl Puller {
     /// manifest is fetched once, its digest computed from its bytes. For a one-off pull
     /// (`render`), where nothing is kept by digest that could spare the download.
     pub async fn pull(&self, dir: &Path) -> Result<PulledImage, PullError> {
+        let top = self.top_manifest().await?;
+        self.fetch_top(top, dir).await
+    }
+
+    /// The first step of [`pull`](Self::pull): the digest the reference names and, for a
+    /// tag, the manifest's bytes (one request; none for a digest reference). A caller that
+    /// keeps images by digest looks there before [`fetch_top`](Self::fetch_top).
+    pub async fn top_manifest(&self) -> Result<TopManifest, PullError> {
         if let Some(digest) = &self.target.digest {
-            return self.fetch(digest, dir).await;
+            return Ok(TopManifest {
+                digest: digest.clone(),
+                body: None,
+            });
         }
         let what = format!("manifest {}", self.tag());
         let (body, _) = self
@@ -182,8 +202,15 @@ impl Puller {
                 actual: body.len() as u64,
             }));
         }
-        let digest = Digest::of(&body);
-        self.fetch_from(&digest, Some(body.to_vec()), dir).await
+        Ok(TopManifest {
+            digest: Digest::of(&body),
+            body: Some(body.to_vec()),
+        })
+    }
+
+    /// The rest of [`pull`](Self::pull): the image `top` names, into `dir`.
+    pub async fn fetch_top(&self, top: TopManifest, dir: &Path) -> Result<PulledImage, PullError> {
+        self.fetch_from(&top.digest, top.body, dir).await
     }
 
     async fn fetch_from(

@@ -5,8 +5,10 @@
 //! distinct reference, in the order given, a [`PulledImage`] (labels and layers) or
 //! the reason it could not be had; [`unpack`] then writes what the labels call for. At
 //! most [`CONCURRENCY`] registry pulls run at once; each reference is pulled once however
-//! often it is named.
+//! often it is named; an image kept in the [`BundleCache`] costs one manifest request for
+//! a tag and none for a digest.
 
+use super::cache::{BundleCache, Cached};
 use crate::snapshot::fetch::FetchOptions;
 use fbc_image::layout;
 use fbc_image::reference::CatalogSource;
@@ -22,10 +24,14 @@ pub const CONCURRENCY: usize = 16;
 /// One pulled image.
 #[derive(Debug, Clone)]
 pub struct PulledImage {
+    /// What the reference named (none for an OCI layout: those are not cached).
+    pub digest: Option<fbc_image::Digest>,
     /// Its config's labels.
     pub labels: BTreeMap<String, String>,
-    /// Its layers, in manifest order.
+    /// Its layers, in manifest order (none when it was found in the cache).
     pub layers: Vec<LayerFile>,
+    /// The cache's copy, when it was there.
+    pub cached: Option<Cached>,
 }
 
 /// Pulls every reference of `refs` (each once) into `scratch`; the map is keyed by
@@ -34,6 +40,7 @@ pub fn pull_all(
     refs: &[String],
     options: &FetchOptions,
     scratch: &Path,
+    cache: Option<&BundleCache>,
 ) -> BTreeMap<String, Result<PulledImage, String>> {
     let mut out = BTreeMap::new();
     let mut registry = Vec::new();
@@ -45,8 +52,10 @@ pub fn pull_all(
             Ok(CatalogSource::Layout(layout_ref)) => {
                 let image = layout::open(&layout_ref, &options.platform, &options.limits)
                     .map(|image| PulledImage {
+                        digest: None,
                         labels: image.labels,
                         layers: image.layers,
+                        cached: None,
                     })
                     .map_err(|e| e.to_string());
                 out.insert(reference.clone(), image);
@@ -82,13 +91,14 @@ pub fn pull_all(
         }
     }
     if !registry.is_empty() {
-        out.extend(pull_registry(registry));
+        out.extend(pull_registry(registry, cache.cloned()));
     }
     out
 }
 
 fn pull_registry(
     jobs: Vec<(String, Puller, PathBuf)>,
+    cache: Option<BundleCache>,
 ) -> Vec<(String, Result<PulledImage, String>)> {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -108,9 +118,14 @@ fn pull_registry(
         let count = jobs.len();
         for (index, (reference, puller, dir)) in jobs.into_iter().enumerate() {
             let permits = permits.clone();
+            let cache = cache.clone();
             set.spawn(async move {
                 let _permit = permits.acquire_owned().await;
-                (index, reference, pull_one(&puller, &dir).await)
+                (
+                    index,
+                    reference,
+                    pull_one(&puller, &dir, cache.as_ref()).await,
+                )
             });
         }
         let mut done: Vec<Option<(String, Result<PulledImage, String>)>> = vec![None; count];
@@ -123,14 +138,32 @@ fn pull_registry(
     })
 }
 
-async fn pull_one(puller: &Puller, dir: &Path) -> Result<PulledImage, String> {
+async fn pull_one(
+    puller: &Puller,
+    dir: &Path,
+    cache: Option<&BundleCache>,
+) -> Result<PulledImage, String> {
+    let top = puller.top_manifest().await.map_err(|e| e.to_string())?;
+    if let Some(cached) = cache.and_then(|c| c.get(&top.digest)) {
+        return Ok(PulledImage {
+            digest: Some(top.digest),
+            labels: cached.labels.clone(),
+            layers: Vec::new(),
+            cached: Some(cached),
+        });
+    }
     tokio::fs::create_dir_all(dir)
         .await
         .map_err(|e| format!("{}: {e}", dir.display()))?;
-    let image = puller.pull(dir).await.map_err(|e| e.to_string())?;
+    let image = puller
+        .fetch_top(top, dir)
+        .await
+        .map_err(|e| e.to_string())?;
     Ok(PulledImage {
+        digest: Some(image.digest),
         labels: image.labels,
         layers: image.layers,
+        cached: None,
     })
 }
 

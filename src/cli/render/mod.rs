@@ -12,6 +12,7 @@
 //! else is an image, whose config labels say what it is. Images are pulled first, all
 //! at once ([`images`]); a directory needs no network.
 
+pub mod cache;
 pub mod images;
 
 use super::values::LimitArgs;
@@ -56,6 +57,13 @@ pub struct RenderArgs {
     /// Speak plain HTTP to the registries of the image references (opm's flag).
     #[arg(long)]
     pub use_http: bool,
+    /// Where bundle images are kept by digest between runs (default
+    /// `$XDG_CACHE_HOME/fbc-registry/bundles`, else `~/.cache/fbc-registry/bundles`).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache_dir: Option<std::path::PathBuf>,
+    /// Keep no bundle images between runs.
+    #[arg(long)]
+    pub no_cache: bool,
     /// Parsing and image limits, registry access.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -120,6 +128,8 @@ pub struct Renderer {
     pub bundle_images_only: bool,
     /// Plain HTTP for the registries of every image rendered (`--use-http`).
     pub use_http: bool,
+    /// Bundle images kept between runs.
+    pub cache: Option<cache::BundleCache>,
 }
 
 impl Renderer {
@@ -142,6 +152,7 @@ impl Renderer {
             image_template: args.alpha_image_ref_template.clone(),
             bundle_images_only: false,
             use_http: args.use_http,
+            cache: open_cache(args.cache_dir.as_deref(), args.no_cache),
         }
     }
 
@@ -175,7 +186,15 @@ impl Renderer {
                 }
             }
         }
-        let pulled = images::pull_all(&image_refs, &fetch, &scratch.path().join("blobs"));
+        let pulled = images::pull_all(
+            &image_refs,
+            &fetch,
+            &scratch.path().join("blobs"),
+            self.cache.as_ref(),
+        );
+        if let Some(cache) = &self.cache {
+            cache.prune();
+        }
         let mut out = Vec::with_capacity(refs.len());
         for (i, reference) in refs.iter().enumerate() {
             let unpack_dir = scratch.path().join(format!("unpack-{i}"));
@@ -227,8 +246,19 @@ impl Renderer {
             return self.render_dir(unpack_dir, reference, false);
         }
         if labels.contains_key(BUNDLE_PACKAGE_LABEL) {
-            images::unpack(reference, image, "/", unpack_dir, &self.fetch)?;
-            let files = read_bundle_dir(unpack_dir, &self.limits).map_err(|e| e.to_string())?;
+            let root = match (&image.cached, &self.cache, &image.digest) {
+                (Some(cached), _, _) => cached.root.clone(),
+                (None, Some(cache), Some(digest)) => {
+                    let unpack =
+                        |root: &Path| images::unpack(reference, image, "/", root, &self.fetch);
+                    cache.insert(digest, labels, unpack)?.root
+                }
+                _ => {
+                    images::unpack(reference, image, "/", unpack_dir, &self.fetch)?;
+                    unpack_dir.to_owned()
+                }
+            };
+            let files = read_bundle_dir(&root, &self.limits).map_err(|e| e.to_string())?;
             let bundle = render::render_bundle(&files, reference, self.form)?;
             return Ok(DeclarativeConfig {
                 bundles: vec![bundle],
@@ -271,6 +301,23 @@ impl Renderer {
             return Err(format!("{reference}: {error}"));
         }
         DeclarativeConfig::from_blobs(&loaded.blobs)
+    }
+}
+
+/// The bundle cache the flags name; none when it cannot be opened (with a warning).
+pub fn open_cache(dir: Option<&Path>, disabled: bool) -> Option<cache::BundleCache> {
+    if disabled {
+        return None;
+    }
+    let dir = dir
+        .map(Path::to_path_buf)
+        .or_else(cache::BundleCache::default_dir)?;
+    match cache::BundleCache::open(&dir) {
+        Ok(cache) => Some(cache),
+        Err(e) => {
+            eprintln!("warning: {e}; bundle images will not be kept");
+            None
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! `fbc-registry template FILE|-`: a catalog template → the catalog, as
 //! `opm alpha render-template` builds it.
 //!
-//! In: a template file (or stdin) of schema `olm.template.basic` or `olm.semver`, output
+//! In: a template file (or stdin) of schema `olm.template.basic`, `olm.semver` or
+//! `olm.template.substitutes`, output
 //! and registry flags, optionally `--bundles-from CATALOG` (a directory or catalog image
 //! whose bundles stand in for the images they name, so a template renders offline). Out:
 //! lint findings of the result on stderr, then the catalog on stdout (`-o json|yaml`) or
@@ -144,6 +145,13 @@ fn build(args: &TemplateArgs, source: &str, text: &str) -> Result<DeclarativeCon
             let mut bundles = Prefetched::new(&mut renderer, known, &images)?;
             template::basic::build(text, &mut bundles)
         }
+        Kind::Substitutes => {
+            let parsed = template::substitutes::parse(text)?;
+            let mut bundles = Prefetched::new(&mut renderer, known, &parsed.images())?;
+            let limits = args.limits.clone();
+            let mut check = |config: &DeclarativeConfig| validate(config, &limits);
+            template::substitutes::build(&parsed, &mut bundles, &mut check)
+        }
         Kind::Semver => {
             let fail = |e: String| format!("semver {source:?}: {e}");
             let parsed = template::semver::parse(text).map_err(fail)?;
@@ -225,6 +233,23 @@ impl Renderer {
         renderer.bundle_images_only = true;
         renderer.use_http = use_http;
         renderer
+    }
+}
+
+/// Whether `config` is a valid catalog (as `validate` would say of it written out).
+fn validate(config: &DeclarativeConfig, limits: &LimitArgs) -> Result<(), String> {
+    let dir = tempfile::Builder::new()
+        .prefix("fbc-registry-template-")
+        .tempdir()
+        .map_err(|e| format!("making a scratch directory: {e}"))?;
+    std::fs::write(
+        dir.path().join("catalog.json"),
+        render::write(config, Output::Json),
+    )
+    .map_err(|e| e.to_string())?;
+    match fbc_catalog::load::load_model(dir.path(), &limits.load_options()) {
+        Ok(_) => Ok(()),
+        Err(problems) => Err(fbc_catalog::diagnostic::first_few(&problems, 3)),
     }
 }
 

@@ -7,12 +7,14 @@
 //! | module | in → out |
 //! |---|---|
 //! | [`basic`] | `olm.template.basic`: FBC entries whose bundles name only an image → those bundles rendered |
+//! | [`substitutes`] | `olm.template.substitutes`: a catalog + bundles that stand in for some of its bundles → the catalog with the edges moved |
 //! | [`semver`] | `olm.semver`: bundle images by channel archetype → channels and edges by semantic version |
 //!
 //! The type is read from the first document's `schema` ([`detect`]).
 
 pub mod basic;
 pub mod semver;
+pub mod substitutes;
 
 use crate::render::declcfg::{Bundle, GoObject};
 use serde_json::Value;
@@ -26,11 +28,17 @@ pub enum Kind {
     Basic,
     /// `olm.semver`.
     Semver,
+    /// `olm.template.substitutes`.
+    Substitutes,
 }
 
 impl Kind {
     /// The types with their names, as `opm alpha render-template TYPE` names them.
-    pub const ALL: [(&'static str, Kind); 2] = [("basic", Kind::Basic), ("semver", Kind::Semver)];
+    pub const ALL: [(&'static str, Kind); 3] = [
+        ("basic", Kind::Basic),
+        ("semver", Kind::Semver),
+        ("substitutes", Kind::Substitutes),
+    ];
 }
 
 /// The first YAML or JSON document of a template as a JSON value.
@@ -66,3 +74,6 @@ pub trait Bundles {
     /// The bundles `image` renders to (opm's `Render` of one bundle image).
     fn render(&mut self, image: &str) -> Result<Vec<Bundle>, String>;
 }
+
+#[cfg(test)]
+mod tests;

@@ -11,6 +11,8 @@
 
 #[path = "registry/catalogs.rs"]
 mod catalogs;
+#[path = "registry/check_images.rs"]
+mod check_images;
 #[path = "registry/distribution.rs"]
 mod distribution;
 #[path = "registry/polls.rs"]
@@ -36,6 +38,7 @@ fn main() {
     tests.extend_from_slice(polls::TESTS);
     tests.extend_from_slice(catalogs::TESTS);
     tests.extend_from_slice(render::TESTS);
+    tests.extend_from_slice(check_images::TESTS);
     let trials = support::trials(&registry, tests);
     libtest_mimic::run(&args, trials).exit();
 }

@@ -71,6 +71,9 @@ pub enum Command {
     /// A catalog template (olm.template.basic, olm.semver) → the catalog, as
     /// `opm alpha render-template`.
     Template(crate::cli::template::TemplateArgs),
+    /// Does every image a catalog names exist? Bundle and related images checked with one
+    /// manifest HEAD each; missing, refused and unpinned ones reported.
+    CheckImages(crate::cli::check_images::CheckImagesArgs),
     /// A gRPC health check with grpc_health_probe's flags and exit codes (`-addr=:50051`);
     /// the binary also answers to the name `grpc_health_probe`.
     Probe(ProbeArgs),

@@ -7,6 +7,7 @@
 //! `search` (packages across catalogs) in [`search`].
 
 pub(crate) mod args;
+pub(crate) mod check_images;
 pub(crate) mod diff;
 pub(crate) mod filter;
 pub(crate) mod graph;
@@ -74,6 +75,7 @@ pub fn main() -> ExitCode {
         Command::Diff(args) => diff::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Template(args) => template::run(&args),
+        Command::CheckImages(args) => check_images::run(&args),
         Command::Probe(args) => probe::main(&args.args),
     }
 }

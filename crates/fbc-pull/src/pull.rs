@@ -150,7 +150,16 @@ impl Puller {
         if let Some(digest) = &self.target.digest {
             return Ok(digest.clone());
         }
-        let what = format!("manifest {}", self.tag());
+        self.head().await
+    }
+
+    /// Whether the registry has the reference's manifest, and its digest: one `HEAD`, also
+    /// for a digest reference (what `check-images` asks; no layer is fetched).
+    pub async fn head(&self) -> Result<Digest, PullError> {
+        let what = match &self.target.digest {
+            Some(digest) => format!("manifest {digest}"),
+            None => format!("manifest {}", self.tag()),
+        };
         let text = self
             .request(&what, |client| async move {
                 client

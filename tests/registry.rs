@@ -13,6 +13,8 @@
 mod catalogs;
 #[path = "registry/check_images.rs"]
 mod check_images;
+#[path = "registry/compose.rs"]
+mod compose;
 #[path = "registry/distribution.rs"]
 mod distribution;
 #[path = "registry/polls.rs"]
@@ -39,6 +41,7 @@ fn main() {
     tests.extend_from_slice(catalogs::TESTS);
     tests.extend_from_slice(render::TESTS);
     tests.extend_from_slice(check_images::TESTS);
+    tests.extend_from_slice(compose::TESTS);
     let trials = support::trials(&registry, tests);
     libtest_mimic::run(&args, trials).exit();
 }

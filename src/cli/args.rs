@@ -74,6 +74,9 @@ pub enum Command {
     /// Does every image a catalog names exist? Bundle and related images checked with one
     /// manifest HEAD each; missing, refused and unpinned ones reported.
     CheckImages(crate::cli::check_images::CheckImagesArgs),
+    /// A catalog made of other catalogs and bundles (the FBC documents' catalog.yaml): one
+    /// subdirectory per reference, validated as a whole, only changed references re-rendered.
+    Compose(crate::cli::compose::ComposeArgs),
     /// A gRPC health check with grpc_health_probe's flags and exit codes (`-addr=:50051`);
     /// the binary also answers to the name `grpc_health_probe`.
     Probe(ProbeArgs),

@@ -9,15 +9,15 @@
 //! file gives that registry and `serve`'s retries. Exit 0: every image exists; 1: one is
 //! missing, refused, unreachable or invalid, or the catalog could not be read.
 
+use super::render::images;
 use super::render::{RenderArgs, RenderOutput, Renderer};
 use super::values::LimitArgs;
-use fbc_image::reference::{CatalogSource, RegistryRef};
-use fbc_pull::{PullErrorKind, Puller};
+use fbc_image::reference::CatalogSource;
+use fbc_pull::PullErrorKind;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// `check-images`' arguments.
 #[derive(Debug, clap::Args)]
@@ -217,109 +217,51 @@ fn check_all(
     options: &crate::snapshot::fetch::FetchOptions,
     concurrency: usize,
 ) -> BTreeMap<String, Status> {
-    let mut out = BTreeMap::new();
-    let mut jobs: Vec<(String, Puller)> = Vec::new();
-    for image in images {
-        let target: RegistryRef = match CatalogSource::parse(&image) {
-            Ok(CatalogSource::Registry(r)) => r,
-            Ok(_) => {
-                out.insert(
-                    image,
-                    Status::Invalid {
-                        reason: "not a registry reference".into(),
-                    },
-                );
-                continue;
-            }
-            Err(e) => {
-                out.insert(
-                    image,
-                    Status::Invalid {
-                        reason: e.to_string(),
-                    },
-                );
-                continue;
-            }
+    let (pullers, failed) = images::pullers(&images, options);
+    let mut out: BTreeMap<String, Status> = failed
+        .into_iter()
+        .map(|(image, reason)| {
+            let status = if CatalogSource::parse(&image)
+                .is_ok_and(|s| matches!(s, CatalogSource::Registry(_)))
+            {
+                Status::Unreachable { reason }
+            } else {
+                Status::Invalid { reason }
+            };
+            (image, status)
+        })
+        .collect();
+    for (image, answer) in images::each_concurrently(pullers, concurrency, |puller, _| async move {
+        Ok(match puller.head().await {
+            Ok(digest) => Status::Present {
+                digest: digest.to_string(),
+                pinned: false,
+            },
+            Err(e) => match plain_kind(&e.kind) {
+                PullErrorKind::NotFound { .. } => Status::Missing {
+                    reason: e.kind.to_string(),
+                },
+                PullErrorKind::Unauthorized { .. } | PullErrorKind::Credentials(_) => {
+                    Status::Unauthorized {
+                        reason: e.kind.to_string(),
+                    }
+                }
+                _ => Status::Unreachable {
+                    reason: e.kind.to_string(),
+                },
+            },
+        })
+    }) {
+        let status = match answer {
+            Ok(Status::Present { digest, .. }) => Status::Present {
+                digest,
+                pinned: image.contains("@sha256:"),
+            },
+            Ok(status) => status,
+            Err(reason) => Status::Unreachable { reason },
         };
-        let made = jobs
-            .iter()
-            .find_map(|(_, p)| p.sibling(&target))
-            .unwrap_or_else(|| {
-                Puller::new(
-                    &target,
-                    &options.registry,
-                    options.limits,
-                    options.platform.clone(),
-                )
-            });
-        match made {
-            Ok(puller) => jobs.push((image, puller)),
-            Err(e) => {
-                out.insert(
-                    image,
-                    Status::Unreachable {
-                        reason: e.to_string(),
-                    },
-                );
-            }
-        }
+        out.insert(image, status);
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            for (image, _) in jobs {
-                out.insert(
-                    image,
-                    Status::Unreachable {
-                        reason: format!("starting the runtime: {e}"),
-                    },
-                );
-            }
-            return out;
-        }
-    };
-    let results = runtime.block_on(async move {
-        let permits = Arc::new(tokio::sync::Semaphore::new(concurrency));
-        let mut set = tokio::task::JoinSet::new();
-        for (image, puller) in jobs {
-            let permits = permits.clone();
-            set.spawn(async move {
-                let _permit = permits.acquire_owned().await;
-                let pinned = image.contains("@sha256:");
-                let status = match puller.head().await {
-                    Ok(digest) => Status::Present {
-                        digest: digest.to_string(),
-                        pinned,
-                    },
-                    Err(e) => match plain_kind(&e.kind) {
-                        PullErrorKind::NotFound { .. } => Status::Missing {
-                            reason: e.kind.to_string(),
-                        },
-                        PullErrorKind::Unauthorized { .. } | PullErrorKind::Credentials(_) => {
-                            Status::Unauthorized {
-                                reason: e.kind.to_string(),
-                            }
-                        }
-                        _ => Status::Unreachable {
-                            reason: e.kind.to_string(),
-                        },
-                    },
-                };
-                (image, status)
-            });
-        }
-        let mut results = Vec::new();
-        while let Some(joined) = set.join_next().await {
-            if let Ok(result) = joined {
-                results.push(result);
-            }
-        }
-        results
-    });
-    out.extend(results);
     out
 }
 

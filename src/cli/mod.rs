@@ -8,6 +8,7 @@
 
 pub(crate) mod args;
 pub(crate) mod check_images;
+pub(crate) mod compose;
 pub(crate) mod diff;
 pub(crate) mod filter;
 pub(crate) mod graph;
@@ -76,6 +77,7 @@ pub fn main() -> ExitCode {
         Command::Render(args) => render::run(&args),
         Command::Template(args) => template::run(&args),
         Command::CheckImages(args) => check_images::run(&args),
+        Command::Compose(args) => compose::run(&args),
         Command::Probe(args) => probe::main(&args.args),
     }
 }

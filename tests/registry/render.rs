@@ -114,7 +114,7 @@ fn push_bundles(registry: &Registry) -> Vec<(String, PathBuf)> {
     push_dirs(registry, bundle_dirs())
 }
 
-fn push_dirs(registry: &Registry, dirs: Vec<PathBuf>) -> Vec<(String, PathBuf)> {
+pub fn push_dirs(registry: &Registry, dirs: Vec<PathBuf>) -> Vec<(String, PathBuf)> {
     let mut pushed = Vec::new();
     block_on(async {
         for dir in dirs {

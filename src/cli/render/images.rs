@@ -15,7 +15,7 @@ use fbc_image::reference::CatalogSource;
 use fbc_image::unpack::{self, LayerFile};
 use fbc_pull::Puller;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// Most registry pulls at once.
@@ -43,9 +43,9 @@ pub fn pull_all(
     cache: Option<&BundleCache>,
 ) -> BTreeMap<String, Result<PulledImage, String>> {
     let mut out = BTreeMap::new();
-    let mut registry = Vec::new();
-    for (i, reference) in refs.iter().enumerate() {
-        if out.contains_key(reference) || registry.iter().any(|(r, _, _)| r == reference) {
+    let mut registry_refs = Vec::new();
+    for reference in refs {
+        if out.contains_key(reference) || registry_refs.contains(reference) {
             continue;
         }
         match CatalogSource::parse(reference) {
@@ -60,28 +60,7 @@ pub fn pull_all(
                     .map_err(|e| e.to_string());
                 out.insert(reference.clone(), image);
             }
-            Ok(CatalogSource::Registry(target)) => {
-                // One client per registry: a sibling of an earlier puller of the same one.
-                let made = registry
-                    .iter()
-                    .find_map(|(_, p, _): &(String, Puller, PathBuf)| p.sibling(&target))
-                    .unwrap_or_else(|| {
-                        Puller::new(
-                            &target,
-                            &options.registry,
-                            options.limits,
-                            options.platform.clone(),
-                        )
-                    });
-                match made {
-                    Ok(puller) => {
-                        registry.push((reference.clone(), puller, scratch.join(i.to_string())))
-                    }
-                    Err(e) => {
-                        out.insert(reference.clone(), Err(e.to_string()));
-                    }
-                }
-            }
+            Ok(CatalogSource::Registry(_)) => registry_refs.push(reference.clone()),
             Ok(CatalogSource::Directory(_)) => {
                 out.insert(reference.clone(), Err("no such file or directory".into()));
             }
@@ -90,51 +69,144 @@ pub fn pull_all(
             }
         }
     }
-    if !registry.is_empty() {
-        out.extend(pull_registry(registry, cache.cloned()));
-    }
+    let (pullers, failed) = pullers(&registry_refs, options);
+    out.extend(failed.into_iter().map(|(r, e)| (r, Err(e))));
+    let scratch = scratch.to_owned();
+    let cache = cache.cloned();
+    out.extend(each_concurrently(pullers, CONCURRENCY, move |puller, i| {
+        let dir = scratch.join(i.to_string());
+        let cache = cache.clone();
+        async move { pull_one(&puller, &dir, cache.as_ref()).await }
+    }));
     out
 }
 
-fn pull_registry(
-    jobs: Vec<(String, Puller, PathBuf)>,
-    cache: Option<BundleCache>,
-) -> Vec<(String, Result<PulledImage, String>)> {
+/// What each registry reference of `refs` resolves to now (one `HEAD` for a tag, no
+/// request for a digest), at most [`CONCURRENCY`] at once.
+pub fn resolve_all(
+    refs: &[String],
+    options: &FetchOptions,
+) -> BTreeMap<String, Result<String, String>> {
+    let (pullers, failed) = pullers(refs, options);
+    let mut out: BTreeMap<String, Result<String, String>> =
+        failed.into_iter().map(|(r, e)| (r, Err(e))).collect();
+    out.extend(each_concurrently(
+        pullers,
+        CONCURRENCY,
+        |puller, _| async move {
+            puller
+                .resolve()
+                .await
+                .map(|d| d.to_string())
+                .map_err(|e| e.to_string())
+        },
+    ));
+    out
+}
+
+/// A puller per registry reference of `refs` (each once), one client per registry; the
+/// references that are not registry references or whose credentials could not be read,
+/// with why.
+pub fn pullers(
+    refs: &[String],
+    options: &FetchOptions,
+) -> (Vec<(String, Puller)>, BTreeMap<String, String>) {
+    let mut made: Vec<(String, Puller)> = Vec::new();
+    let mut failed = BTreeMap::new();
+    for reference in refs {
+        if made.iter().any(|(r, _)| r == reference) || failed.contains_key(reference) {
+            continue;
+        }
+        let target = match CatalogSource::parse(reference) {
+            Ok(CatalogSource::Registry(target)) => target,
+            Ok(_) => {
+                failed.insert(reference.clone(), "not a registry reference".to_string());
+                continue;
+            }
+            Err(e) => {
+                failed.insert(reference.clone(), e.to_string());
+                continue;
+            }
+        };
+        // One client per registry: a sibling of an earlier puller of the same one.
+        let puller = made
+            .iter()
+            .find_map(|(_, p)| p.sibling(&target))
+            .unwrap_or_else(|| {
+                Puller::new(
+                    &target,
+                    &options.registry,
+                    options.limits,
+                    options.platform.clone(),
+                )
+            });
+        match puller {
+            Ok(puller) => made.push((reference.clone(), puller)),
+            Err(e) => {
+                failed.insert(reference.clone(), e.to_string());
+            }
+        }
+    }
+    (made, failed)
+}
+
+/// Runs `job` for each puller (with its position), at most `limit` at once, on a
+/// runtime of its own; the answers in the order of `jobs`.
+pub fn each_concurrently<T, F, Fut>(
+    jobs: Vec<(String, Puller)>,
+    limit: usize,
+    job: F,
+) -> Vec<(String, Result<T, String>)>
+where
+    T: Send + 'static,
+    F: Fn(Puller, usize) -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>> + Send + 'static,
+{
+    if jobs.is_empty() {
+        return Vec::new();
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
         Ok(runtime) => runtime,
         Err(e) => {
+            let why = format!("starting the runtime for registry requests: {e}");
             return jobs
                 .into_iter()
-                .map(|(r, _, _)| (r, Err(format!("starting the runtime for pulls: {e}"))))
+                .map(|(r, _)| (r, Err(why.clone())))
                 .collect();
         }
     };
     runtime.block_on(async move {
-        let permits = Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
+        let permits = Arc::new(tokio::sync::Semaphore::new(limit));
         let mut set = tokio::task::JoinSet::new();
-        let count = jobs.len();
-        for (index, (reference, puller, dir)) in jobs.into_iter().enumerate() {
+        let mut names = Vec::with_capacity(jobs.len());
+        for (index, (reference, puller)) in jobs.into_iter().enumerate() {
             let permits = permits.clone();
-            let cache = cache.clone();
+            let work = job(puller, index);
+            names.push(reference);
             set.spawn(async move {
                 let _permit = permits.acquire_owned().await;
-                (
-                    index,
-                    reference,
-                    pull_one(&puller, &dir, cache.as_ref()).await,
-                )
+                (index, work.await)
             });
         }
-        let mut done: Vec<Option<(String, Result<PulledImage, String>)>> = vec![None; count];
+        let mut done: Vec<Option<Result<T, String>>> = (0..names.len()).map(|_| None).collect();
         while let Some(joined) = set.join_next().await {
-            if let Ok((index, reference, result)) = joined {
-                done[index] = Some((reference, result));
+            if let Ok((index, result)) = joined {
+                done[index] = Some(result);
             }
         }
-        done.into_iter().flatten().collect()
+        names
+            .into_iter()
+            .zip(done)
+            .map(|(name, result)| {
+                (
+                    name,
+                    result.unwrap_or_else(|| Err("the request task failed".into())),
+                )
+            })
+            .collect()
     })
 }
 

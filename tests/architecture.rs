@@ -52,6 +52,7 @@ const LAYERS: &[&str] = &[
     "manifest",
     "unpack",
     "layout",
+    "build",
     "store",
     // fbc-pull, the registry client (above fbc-image, beside the server)
     "credentials",
@@ -59,6 +60,7 @@ const LAYERS: &[&str] = &[
     "connect",
     "retry",
     "pull",
+    "push",
     // fbc-registry, the server
     "api",
     "fbc_v1",

@@ -22,6 +22,8 @@ mod polls;
 #[path = "integration/harness/process.rs"]
 #[allow(dead_code)]
 mod process;
+#[path = "registry/publish.rs"]
+mod publish;
 #[path = "registry/pulls.rs"]
 mod pulls;
 #[path = "registry/render.rs"]
@@ -42,6 +44,7 @@ fn main() {
     tests.extend_from_slice(render::TESTS);
     tests.extend_from_slice(check_images::TESTS);
     tests.extend_from_slice(compose::TESTS);
+    tests.extend_from_slice(publish::TESTS);
     let trials = support::trials(&registry, tests);
     libtest_mimic::run(&args, trials).exit();
 }

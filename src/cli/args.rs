@@ -77,6 +77,9 @@ pub enum Command {
     /// A catalog made of other catalogs and bundles (the FBC documents' catalog.yaml): one
     /// subdirectory per reference, validated as a whole, only changed references re-rendered.
     Compose(crate::cli::compose::ComposeArgs),
+    /// The catalog image built and published with no container engine: the binary, the
+    /// catalog at /configs, its index cache, a non-root user; to an OCI layout or a registry.
+    Publish(crate::cli::publish::PublishArgs),
     /// A gRPC health check with grpc_health_probe's flags and exit codes (`-addr=:50051`);
     /// the binary also answers to the name `grpc_health_probe`.
     Probe(ProbeArgs),

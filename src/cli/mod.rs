@@ -15,6 +15,7 @@ pub(crate) mod graph;
 mod many;
 pub(crate) mod opm;
 pub(crate) mod probe;
+pub(crate) mod publish;
 pub(crate) mod render;
 pub(crate) mod resolve;
 pub(crate) mod search;
@@ -78,6 +79,7 @@ pub fn main() -> ExitCode {
         Command::Template(args) => template::run(&args),
         Command::CheckImages(args) => check_images::run(&args),
         Command::Compose(args) => compose::run(&args),
+        Command::Publish(args) => publish::run(&args),
         Command::Probe(args) => probe::main(&args.args),
     }
 }

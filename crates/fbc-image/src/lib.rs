@@ -12,6 +12,7 @@
 //! | [`manifest`] | manifest, index and config bytes → the layers to unpack and the configs label |
 //! | [`layout`] | an OCI image layout directory → one image's manifest, config and layer files |
 //! | [`unpack`] | layer files and the configs label → a directory tree, hostile entries refused |
+//! | [`build`] | files and a config → an OCI image (reproducible layers), written as an OCI layout |
 //! | [`store`] | image digests → unpacked catalog directories kept across restarts, made atomically |
 //! | [`spec`] | the label, annotation and media-type names the formats define |
 //! | [`limits`] | the bounds every step above enforces, with their flags and defaults |
@@ -19,6 +20,7 @@
 //! Nothing here follows a symlink while writing, and every error names the image, and where one
 //! is involved the layer and entry.
 
+pub mod build;
 pub mod digest;
 pub mod layout;
 pub mod limits;

@@ -12,6 +12,7 @@
 //! | [`connect`] | [`RegistryOptions`] and a registry → an `oci_client` client (TLS on ring, plain HTTP only for loopback or `--insecure-registry`) |
 //! | [`retry`] | a request → its answer, retried with backoff on 5xx, 429 and connection errors |
 //! | [`pull`] | a reference → its digest, manifest, config and layer files |
+//! | [`push`] | images built by `fbc_image::build` → a registry tag (blobs, manifests, a multi-platform index) |
 //! | [`error`] | what went wrong, naming the image and the manifest or blob |
 //!
 //! The pulling is `oci_client`'s (auth challenges, bearer tokens, streamed blobs with digest
@@ -23,6 +24,7 @@ pub mod connect;
 pub mod credentials;
 pub mod error;
 pub mod pull;
+pub mod push;
 pub mod retry;
 
 pub use connect::RegistryOptions;

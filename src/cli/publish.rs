@@ -171,12 +171,11 @@ fn publish(args: &PublishArgs) -> Result<String, String> {
         }
         Err(e) => return Err(e.to_string()),
     };
-    let mut options = fbc_pull::RegistryOptions {
-        auth: fbc_pull::credentials::AuthLookup::from_env(args.auth_file.clone()),
-        insecure: args.insecure_registry.clone(),
-        ca_files: args.registry_ca.clone(),
-        ..fbc_pull::RegistryOptions::default()
-    };
+    let mut options = super::values::registry_options(
+        args.auth_file.clone(),
+        &args.insecure_registry,
+        &args.registry_ca,
+    );
     if args.use_http {
         options.insecure.push(target.registry.clone());
     }

@@ -93,13 +93,27 @@ impl LimitArgs {
             platform: image.platform.clone().unwrap_or_else(Platform::current),
             store,
             keep: image.image_cache_keep,
-            registry: RegistryOptions {
-                auth: AuthLookup::from_env(image.auth_file.clone()),
-                insecure: image.insecure_registry.clone(),
-                ca_files: image.registry_ca.clone(),
-                ..RegistryOptions::default()
-            },
+            registry: registry_options(
+                image.auth_file.clone(),
+                &image.insecure_registry,
+                &image.registry_ca,
+            ),
         }
+    }
+}
+
+/// How registries are reached, from the registry flags (`--auth-file`,
+/// `--insecure-registry`, `--registry-ca`).
+pub fn registry_options(
+    auth_file: Option<PathBuf>,
+    insecure: &[String],
+    ca_files: &[PathBuf],
+) -> RegistryOptions {
+    RegistryOptions {
+        auth: AuthLookup::from_env(auth_file),
+        insecure: insecure.to_vec(),
+        ca_files: ca_files.to_vec(),
+        ..RegistryOptions::default()
     }
 }
 

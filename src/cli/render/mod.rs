@@ -324,17 +324,7 @@ pub fn open_cache(dir: Option<&Path>, disabled: bool) -> Option<cache::BundleCac
 /// `--alpha-image-ref-template`: `{{.Package}}`, `{{.Name}}` and `{{.Version}}`
 /// replaced by the bundle's.
 fn fill_template(template: &str, bundle: &render::declcfg::Bundle) -> Result<String, String> {
-    let version = bundle
-        .properties
-        .iter()
-        .find(|p| p.typ == "olm.package")
-        .and_then(|p| serde_json::from_str::<serde_json::Value>(&p.value).ok())
-        .and_then(|v| {
-            v.get("version")
-                .and_then(|v| v.as_str())
-                .map(str::to_string)
-        })
-        .unwrap_or_default();
+    let version = bundle.package_version().unwrap_or_default();
     let mut out = String::new();
     let mut rest = template;
     while let Some(start) = rest.find("{{") {

@@ -106,6 +106,17 @@ pub struct Bundle {
     pub csv_json: Option<String>,
 }
 
+impl Bundle {
+    /// The `version` of the first `olm.package` property, if it has one.
+    pub fn package_version(&self) -> Option<String> {
+        self.properties
+            .iter()
+            .find(|p| p.typ == "olm.package")
+            .and_then(|p| serde_json::from_str::<Value>(&p.value).ok())
+            .and_then(|v| v.get("version").and_then(Value::as_str).map(str::to_string))
+    }
+}
+
 /// A reference inside a deprecation entry.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reference {

@@ -17,15 +17,7 @@ pub fn channels(config: &DeclarativeConfig) -> String {
     let mut versions: BTreeMap<&str, Version> = BTreeMap::new();
     for bundle in &config.bundles {
         let version = bundle
-            .properties
-            .iter()
-            .find(|p| p.typ == "olm.package")
-            .and_then(|p| serde_json::from_str::<serde_json::Value>(&p.value).ok())
-            .and_then(|v| {
-                v.get("version")
-                    .and_then(|v| v.as_str())
-                    .map(str::to_string)
-            })
+            .package_version()
             .and_then(|v| Version::parse(&v).ok())
             .unwrap_or_else(|| Version::new(0, 0, 0));
         versions.entry(&bundle.name).or_insert(version);

@@ -8,9 +8,7 @@
 
 use super::{Bundles, first_document};
 use crate::render::declcfg::{DeclarativeConfig, GoObject};
-use crate::source::{Blob, Origin};
-use serde_json::Value;
-use std::sync::Arc;
+use crate::source::Blob;
 
 /// The bundle images a basic template names, in order.
 pub fn images(text: &str) -> Result<Vec<String>, String> {
@@ -37,26 +35,7 @@ fn entries(text: &str) -> Result<DeclarativeConfig, String> {
     let blobs: Vec<Blob> = items
         .into_iter()
         .enumerate()
-        .map(|(i, value)| {
-            let field = |name: &str| {
-                GoObject::of(&value)
-                    .and_then(|o| o.get(name))
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            Blob {
-                schema: field("schema"),
-                package: field("package"),
-                name: field("name"),
-                origin: Origin {
-                    file: Arc::from("template"),
-                    document: i + 1,
-                    line: 0,
-                },
-                value,
-            }
-        })
+        .map(|(i, v)| super::entry_blob(i, v))
         .collect();
     DeclarativeConfig::from_blobs(&blobs)
 }

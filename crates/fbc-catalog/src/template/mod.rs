@@ -69,6 +69,28 @@ pub fn detect(text: &str) -> Result<Kind, String> {
         .ok_or_else(|| format!("unknown template schema: {name}"))
 }
 
+/// A template entry as a catalog blob (numbered from 1, in a file called `template`).
+pub(crate) fn entry_blob(i: usize, value: Value) -> crate::source::Blob {
+    let field = |name: &str| {
+        GoObject::of(&value)
+            .and_then(|o| o.get(name))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    crate::source::Blob {
+        schema: field("schema"),
+        package: field("package"),
+        name: field("name"),
+        origin: crate::source::Origin {
+            file: std::sync::Arc::from("template"),
+            document: i + 1,
+            line: 0,
+        },
+        value,
+    }
+}
+
 /// The bundle rendered from each image a template names (the caller's renderer).
 pub trait Bundles {
     /// The bundles `image` renders to (opm's `Render` of one bundle image).

@@ -12,10 +12,8 @@
 
 use super::{Bundles, first_document};
 use crate::render::declcfg::{Bundle, ChannelEntry, DeclarativeConfig, GoObject};
-use crate::source::{Blob, Origin};
-use serde_json::Value;
+use crate::source::Blob;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// One substitution.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,7 +74,7 @@ pub fn parse(text: &str) -> Result<Template, String> {
     let blobs: Vec<Blob> = items
         .into_iter()
         .enumerate()
-        .map(|(i, value)| blob(i, value))
+        .map(|(i, value)| super::entry_blob(i, value))
         .collect();
     let entries = DeclarativeConfig::from_blobs(&blobs)
         .map_err(|e| format!("render: unable to create declarative config from entries: {e}"))?;
@@ -106,35 +104,10 @@ pub fn parse(text: &str) -> Result<Template, String> {
     })
 }
 
-fn blob(i: usize, value: Value) -> Blob {
-    let field = |name: &str| {
-        GoObject::of(&value)
-            .and_then(|o| o.get(name))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
-    Blob {
-        schema: field("schema"),
-        package: field("package"),
-        name: field("name"),
-        origin: Origin {
-            file: Arc::from("template"),
-            document: i + 1,
-            line: 0,
-        },
-        value,
-    }
-}
-
 /// A bundle's version (`olm.package`), for the comparison.
 fn version_of(bundle: &Bundle) -> Result<semver::Version, String> {
     let text = bundle
-        .properties
-        .iter()
-        .find(|p| p.typ == "olm.package")
-        .and_then(|p| serde_json::from_str::<Value>(&p.value).ok())
-        .and_then(|v| v.get("version").and_then(Value::as_str).map(str::to_string))
+        .package_version()
         .ok_or_else(|| format!("bundle {:?} has no olm.package version", bundle.name))?;
     semver::Version::parse(&text)
         .map_err(|e| format!("bundle {:?} has invalid version {text:?}: {e}", bundle.name))

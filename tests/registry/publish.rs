@@ -108,6 +108,15 @@ fn publish_writes_a_layout_and_pushes_one_and_two_platform_images(
     let (ok, _, stderr) = run(&["publish", example_arg, &one, "--allow-dynamic-binary"]);
     assert!(ok, "{stderr}");
     assert_eq!(catalog_digest(&one, &[]), want);
+    // Served from the pushed reference: the probe says SERVING.
+    let served = crate::process::serve([one.as_str()]);
+    let addr = format!("-addr={}", served.grpc());
+    let (ok, stdout, stderr) = run(&["probe", &addr]);
+    assert!(
+        ok && format!("{stdout}{stderr}").contains("status: SERVING"),
+        "{stdout} {stderr}"
+    );
+    drop(served);
     // Two platforms (the same test binary stands in for arm64's): an index, each platform
     // pulls its own image.
     let two = format!("{}/catalogs/example:multi", registry.host());

@@ -27,6 +27,10 @@ pub const TESTS: &[crate::support::NamedTest<PathBuf>] = &[
         a_cached_bundle_image_is_not_pulled_again,
     ),
     (
+        "template_lint_findings_come_first_and_deny_warnings_fails",
+        template_lint_findings_come_first_and_deny_warnings_fails,
+    ),
+    (
         "templates_equal_opms_recorded_output",
         templates_equal_opms_recorded_output,
     ),
@@ -418,5 +422,68 @@ fn a_cached_bundle_image_is_not_pulled_again(_: PathBuf) -> Result<(), Failed> {
         .collect();
     assert_eq!(entries.len(), 1, "{entries:?}");
     assert_eq!(entries[0].len(), 64, "{entries:?}");
+    Ok(())
+}
+
+fn template_lint_findings_come_first_and_deny_warnings_fails(_: PathBuf) -> Result<(), Failed> {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    // The bundles come from a catalog (no registry): 1.0.0, 1.1.0 and 2.0.0.
+    let catalog = scratch.path().join("catalog");
+    std::fs::create_dir_all(&catalog).expect("mkdir");
+    let bundle = |v: &str| {
+        serde_json::json!({"schema": "olm.bundle", "name": format!("demo.v{v}"), "package": "demo",
+            "image": format!("quay.io/example/demo:{v}"),
+            "properties": [{"type": "olm.package", "value": {"packageName": "demo", "version": v}}]})
+    };
+    let text: String = ["1.0.0", "1.1.0", "2.0.0"]
+        .iter()
+        .map(|v| format!("{}\n", bundle(v)))
+        .collect();
+    std::fs::write(catalog.join("bundles.json"), text).expect("write");
+    // A hand-written channel in which 1.0.0 has no way up (1.1.0 replaces nothing): two heads.
+    let basic = serde_json::json!({"schema": "olm.template.basic", "entries": [
+        {"schema": "olm.package", "name": "demo", "defaultChannel": "stable"},
+        {"schema": "olm.channel", "name": "stable", "package": "demo", "entries": [
+            {"name": "demo.v1.0.0"}, {"name": "demo.v1.1.0"}, {"name": "demo.v2.0.0", "replaces": "demo.v1.1.0"}]},
+        {"schema": "olm.bundle", "image": "quay.io/example/demo:1.0.0"},
+        {"schema": "olm.bundle", "image": "quay.io/example/demo:1.1.0"},
+        {"schema": "olm.bundle", "image": "quay.io/example/demo:2.0.0"}]});
+    let file = scratch.path().join("basic.json");
+    std::fs::write(&file, basic.to_string()).expect("write");
+    let from = format!("--bundles-from={}", catalog.display());
+    let out = Command::new(BIN)
+        .args([
+            "template",
+            file.to_str().expect("utf-8"),
+            &from,
+            "--no-cache",
+        ])
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("does not validate") && stderr.contains("demo.v1.0.0"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"name\": \"demo.v2.0.0\""));
+    let denied = Command::new(BIN)
+        .args([
+            "template",
+            file.to_str().expect("utf-8"),
+            &from,
+            "--no-cache",
+            "--deny-warnings",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        !denied.status.success(),
+        "--deny-warnings must fail on a warning"
+    );
+    assert_eq!(
+        denied.stdout, out.stdout,
+        "the catalog is written all the same"
+    );
     Ok(())
 }

@@ -6,8 +6,8 @@
 //! `/bin/fbc-registry` with `/bin/opm` and `/bin/grpc_health_probe` linking to it, the
 //! catalog at `/configs` with the `operators.operatorframework.io.index.configs.v1=/configs`
 //! label, the index cache built by this binary at `/tmp/cache` (writable by the image's
-//! user), user `65532:65532`, entrypoint `/bin/fbc-registry`, command `serve /configs
-//! --cache-dir=/tmp/cache`, port 50051 — written to the layout or pushed; for several
+//! user), user `65532:65532`, entrypoint `/bin/fbc-registry serve`, command `/configs
+//! --cache-dir=/tmp/cache` (as deploy/Containerfile), port 50051 — written to the layout or pushed; for several
 //! platforms an index over one image each. Two layers: the binary (shared by every catalog
 //! built with it) and the catalog with its cache. The catalog is validated first; the
 //! digest published is printed. Exit 1 on any failure, nothing published.
@@ -138,12 +138,8 @@ fn publish(args: &PublishArgs) -> Result<String, String> {
         let config = ImageConfig {
             platform: platform.clone(),
             user: format!("{}:{}", USER.0, USER.1),
-            entrypoint: vec!["/bin/fbc-registry".into()],
-            cmd: vec![
-                "serve".into(),
-                "/configs".into(),
-                "--cache-dir=/tmp/cache".into(),
-            ],
+            entrypoint: vec!["/bin/fbc-registry".into(), "serve".into()],
+            cmd: vec!["/configs".into(), "--cache-dir=/tmp/cache".into()],
             working_dir: "/".into(),
             labels: labels.clone(),
             exposed_ports: vec!["50051/tcp".into()],

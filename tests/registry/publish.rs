@@ -87,10 +87,13 @@ fn publish_writes_a_layout_and_pushes_one_and_two_platform_images(
     );
     assert_eq!(c["Labels"]["org.example"], "yes");
     assert_eq!(c["User"], "65532:65532");
-    assert_eq!(c["Entrypoint"], serde_json::json!(["/bin/fbc-registry"]));
+    assert_eq!(
+        c["Entrypoint"],
+        serde_json::json!(["/bin/fbc-registry", "serve"])
+    );
     assert_eq!(
         c["Cmd"],
-        serde_json::json!(["serve", "/configs", "--cache-dir=/tmp/cache"])
+        serde_json::json!(["/configs", "--cache-dir=/tmp/cache"])
     );
     // Reproducible: the same inputs, the same digest.
     let (_, again, _) = run(&[

@@ -111,18 +111,26 @@ pub mod media {
 
 /// Builds one image from `layers` and `config`; the error names the entry that failed.
 pub fn build(layers: &[Layer], config: &ImageConfig) -> Result<BuiltImage, String> {
+    // Each layer on its own thread: compressing the binary and the catalog are the work.
+    let built: Vec<Result<(String, Blob), String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = layers
+            .iter()
+            .map(|layer| scope.spawn(|| compress(layer)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a layer's thread failed".into()))
+            })
+            .collect()
+    });
     let mut blobs = Vec::with_capacity(layers.len());
     let mut diff_ids = Vec::with_capacity(layers.len());
-    for layer in layers {
-        let tar = tar_of(layer)?;
-        diff_ids.push(Digest::of(&tar).to_string());
-        let mut gz = GzEncoder::new(Vec::new(), Compression::new(6));
-        gz.write_all(&tar)
-            .map_err(|e| format!("compressing a layer: {e}"))?;
-        blobs.push(Blob::new(
-            gz.finish()
-                .map_err(|e| format!("compressing a layer: {e}"))?,
-        ));
+    for layer in built {
+        let (diff_id, blob) = layer?;
+        diff_ids.push(diff_id);
+        blobs.push(blob);
     }
     let ports: serde_json::Map<String, serde_json::Value> = config
         .exposed_ports
@@ -159,6 +167,19 @@ pub fn build(layers: &[Layer], config: &ImageConfig) -> Result<BuiltImage, Strin
         config: config_blob,
         manifest: Blob::new(json_bytes(&manifest)?),
     })
+}
+
+/// A layer's tar digest (its diff id) and its gzip blob.
+fn compress(layer: &Layer) -> Result<(String, Blob), String> {
+    let tar = tar_of(layer)?;
+    let diff_id = Digest::of(&tar).to_string();
+    let mut gz = GzEncoder::new(Vec::with_capacity(tar.len() / 3), Compression::new(6));
+    gz.write_all(&tar)
+        .map_err(|e| format!("compressing a layer: {e}"))?;
+    let data = gz
+        .finish()
+        .map_err(|e| format!("compressing a layer: {e}"))?;
+    Ok((diff_id, Blob::new(data)))
 }
 
 /// The index naming several images, one per platform.

@@ -375,6 +375,7 @@ async fn rebuild(config: &ReloadConfig, root: &Path) -> Result<LoadedCatalog, Re
     let spill = config.spill.clone();
     let cache_dir = config.cache_dir.clone();
     let filter = config.filter.clone();
+    let started = std::time::Instant::now();
     let thread = std::thread::Builder::new()
         .name("catalog-reload".into())
         .spawn(move || {
@@ -398,6 +399,12 @@ async fn rebuild(config: &ReloadConfig, root: &Path) -> Result<LoadedCatalog, Re
     };
     let thread = thread.map_err(|e| internal(format!("cannot start the reload thread: {e}")))?;
     match tokio::time::timeout(config.load_timeout, rx).await {
+        // `timeout` looks at the load before the clock: a load that finished before this
+        // task was first polled took longer than allowed all the same.
+        Ok(Ok(_)) if started.elapsed() > config.load_timeout => Err(RebuildFailure {
+            diagnostics: vec![load::timeout_diagnostic(&shown, config.load_timeout)],
+            overdue: None,
+        }),
         Ok(Ok(result)) => result.map_err(|diagnostics| RebuildFailure {
             diagnostics,
             overdue: None,

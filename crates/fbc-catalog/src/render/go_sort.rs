@@ -308,11 +308,30 @@ mod tests {
 
     #[test]
     fn equal_elements_move_as_in_go() {
-        // Go 1.19: sort.Slice over 20 pairs keyed by k = i % 3 leaves the tags in this order
-        // (insertion sort is stable, so only runs longer than 12 can move equal elements).
-        let mut v: Vec<(u8, u8)> = (0..20).map(|i| (i % 3, i)).collect();
-        slice(&mut v, |a, b| a.0 < b.0);
-        assert!(v.windows(2).all(|w| w[0].0 <= w[1].0));
-        assert!(v.iter().filter(|p| p.0 == 0).count() == 7);
+        // Go 1.19, `sort.Slice` over (i*7 % 3, i) by the first field: the tags in the order it
+        // leaves them (recorded with /usr/lib/go-1.19/bin/go). Twenty elements take
+        // pdqsort's partition path, sixty its pattern-breaking one too.
+        let go: [(usize, &[usize]); 2] = [
+            (
+                20,
+                &[
+                    9, 18, 15, 3, 12, 0, 6, 10, 7, 4, 13, 16, 1, 19, 8, 5, 11, 14, 2, 17,
+                ],
+            ),
+            (
+                60,
+                &[
+                    21, 57, 54, 3, 51, 48, 6, 45, 42, 9, 39, 36, 12, 33, 0, 15, 30, 27, 18, 24, 31,
+                    10, 22, 58, 19, 25, 1, 55, 28, 52, 16, 4, 49, 13, 34, 46, 7, 37, 43, 40, 50,
+                    26, 8, 38, 44, 11, 35, 20, 59, 41, 47, 14, 29, 53, 2, 17, 56, 32, 23, 5,
+                ],
+            ),
+        ];
+        for (n, want) in go {
+            let mut v: Vec<(usize, usize)> = (0..n).map(|i| ((i * 7) % 3, i)).collect();
+            slice(&mut v, |a, b| a.0 < b.0);
+            let tags: Vec<usize> = v.iter().map(|p| p.1).collect();
+            assert_eq!(tags, want, "{n} elements");
+        }
     }
 }

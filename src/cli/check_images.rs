@@ -10,7 +10,7 @@
 //! missing, refused, unreachable or invalid, or the catalog could not be read.
 
 use super::render::images;
-use super::render::{RenderArgs, RenderOutput, Renderer};
+use super::render::{RenderFlags, Renderer};
 use super::values::LimitArgs;
 use fbc_image::reference::CatalogSource;
 use fbc_pull::PullErrorKind;
@@ -126,17 +126,14 @@ pub struct Checked {
 
 /// Runs `check-images`.
 pub fn run(args: &CheckImagesArgs) -> ExitCode {
-    let renderer = Renderer::from_args(&RenderArgs {
-        refs: Vec::new(),
-        output: RenderOutput::Json,
+    let flags = RenderFlags {
         migrate_level: None,
-        migrate: false,
-        alpha_image_ref_template: None,
         use_http: args.use_http,
         cache_dir: None,
         no_cache: true,
         limits: args.limits.clone(),
-    });
+    };
+    let renderer = Renderer::new(&flags, false, None);
     let config = match renderer.render(std::slice::from_ref(&args.catalog)) {
         Ok(config) => config,
         Err(e) => {

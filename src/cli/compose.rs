@@ -15,9 +15,8 @@
 //! leaves the previous catalog untouched. Subdirectories of references no longer listed
 //! go with the swap.
 
-use super::render::{RenderArgs, RenderOutput, Renderer, images};
-use super::values::LimitArgs;
-use fbc_catalog::render::{self, MigrateLevel, Output};
+use super::render::{RenderFlags, RenderOutput, Renderer, images};
+use fbc_catalog::render::{self, Output};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -38,21 +37,9 @@ pub struct ComposeArgs {
     /// The form of each reference's file: yaml (`index.yaml`) or json (`index.json`).
     #[arg(long, value_enum, default_value_t = RenderOutput::Yaml)]
     pub format: RenderOutput,
-    /// Migrations, as for `render` (unset: opm v1.32.0's output).
-    #[arg(long, value_name = "LEVEL", value_parser = MigrateLevel::parse)]
-    pub migrate_level: Option<MigrateLevel>,
-    /// Speak plain HTTP to the references' registries.
-    #[arg(long)]
-    pub use_http: bool,
-    /// Where bundle images are kept between runs (as for `render`).
-    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
-    pub cache_dir: Option<PathBuf>,
-    /// Keep no bundle images between runs.
-    #[arg(long)]
-    pub no_cache: bool,
-    /// Parsing and image limits, registry access.
+    /// Migrations, plain HTTP, the bundle cache, limits and registry access (as `render`).
     #[command(flatten)]
-    pub limits: LimitArgs,
+    pub flags: RenderFlags,
 }
 
 /// The config, as the FBC documents write it.
@@ -192,18 +179,8 @@ fn compose(args: &ComposeArgs) -> Result<String, String> {
         RenderOutput::Yaml => ("index.yaml", Output::Yaml),
         RenderOutput::Json => ("index.json", Output::Json),
     };
-    let form = format!("{file_name} {:?}", args.migrate_level);
-    let renderer = Renderer::from_args(&RenderArgs {
-        refs: Vec::new(),
-        output: args.format,
-        migrate_level: args.migrate_level,
-        migrate: false,
-        alpha_image_ref_template: None,
-        use_http: args.use_http,
-        cache_dir: args.cache_dir.clone(),
-        no_cache: args.no_cache,
-        limits: args.limits.clone(),
-    });
+    let form = format!("{file_name} {:?}", args.flags.migrate_level);
+    let renderer = Renderer::new(&args.flags, false, None);
     // What each image names now.
     let image_refs: Vec<String> = config
         .references
@@ -211,8 +188,8 @@ fn compose(args: &ComposeArgs) -> Result<String, String> {
         .filter(|r| !Path::new(&r.image).exists())
         .map(|r| r.image.clone())
         .collect();
-    let mut fetch = args.limits.fetch_options(None);
-    if args.use_http {
+    let mut fetch = args.flags.limits.fetch_options(None);
+    if args.flags.use_http {
         for image in &image_refs {
             if let Ok(fbc_image::CatalogSource::Registry(r)) =
                 fbc_image::CatalogSource::parse(image)
@@ -290,7 +267,7 @@ fn compose(args: &ComposeArgs) -> Result<String, String> {
         );
     }
     if let Err(problems) =
-        fbc_catalog::load::load_model(staging.path(), &args.limits.load_options())
+        fbc_catalog::load::load_model(staging.path(), &args.flags.limits.load_options())
     {
         let shown: Vec<String> = problems.iter().take(20).map(ToString::to_string).collect();
         return Err(format!(

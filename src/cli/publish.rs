@@ -48,15 +48,9 @@ pub struct PublishArgs {
     /// Speak plain HTTP to the target registry.
     #[arg(long)]
     pub use_http: bool,
-    /// Registry credentials (as for `serve`): a docker config.json or .dockerconfigjson.
-    #[arg(long, value_name = "FILE")]
-    pub auth_file: Option<PathBuf>,
-    /// A registry (host[:port]) spoken to over plain HTTP; loopback registries always are.
-    #[arg(long, value_name = "HOST[:PORT]")]
-    pub insecure_registry: Vec<String>,
-    /// A PEM file of certificate authorities trusted for registries, besides the system's.
-    #[arg(long, value_name = "FILE")]
-    pub registry_ca: Vec<PathBuf>,
+    /// Registry credentials, plain-HTTP registries, extra CAs (as for `serve`).
+    #[command(flatten)]
+    pub registry: super::values::RegistryArgs,
 }
 
 /// Runs `publish`.
@@ -167,11 +161,7 @@ fn publish(args: &PublishArgs) -> Result<String, String> {
         }
         Err(e) => return Err(e.to_string()),
     };
-    let mut options = super::values::registry_options(
-        args.auth_file.clone(),
-        &args.insecure_registry,
-        &args.registry_ca,
-    );
+    let mut options = args.registry.options();
     if args.use_http {
         options.insecure.push(target.registry.clone());
     }

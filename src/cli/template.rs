@@ -11,10 +11,10 @@
 //!
 //! Every bundle image is pulled once, all of them at once, before anything is built.
 
-use super::render::{RenderOutput, Renderer};
+use super::render::{RenderFlags, Renderer};
 use super::values::LimitArgs;
 use fbc_catalog::render::declcfg::Bundle;
-use fbc_catalog::render::{self, DeclarativeConfig, MigrateLevel, Output};
+use fbc_catalog::render::{self, DeclarativeConfig, Output};
 use fbc_catalog::template::{self, Bundles, Kind};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -32,9 +32,6 @@ pub struct TemplateArgs {
     /// Output: json, yaml, or mermaid (the channels as a graph).
     #[arg(short, long, value_enum, default_value_t = TemplateOutput::Json)]
     pub output: TemplateOutput,
-    /// Migrations, as for `render` (unset: opm v1.32.0's output).
-    #[arg(long, value_name = "LEVEL", value_parser = MigrateLevel::parse)]
-    pub migrate_level: Option<MigrateLevel>,
     /// A catalog (directory or image) whose bundles are used for the images they name,
     /// instead of pulling those images.
     #[arg(long, value_name = "DIR|IMAGE")]
@@ -42,18 +39,9 @@ pub struct TemplateArgs {
     /// Exit 1 when the result has a lint warning or does not validate.
     #[arg(long)]
     pub deny_warnings: bool,
-    /// Speak plain HTTP to the registries of the bundle images.
-    #[arg(long)]
-    pub use_http: bool,
-    /// Where bundle images are kept by digest between runs (as for `render`).
-    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
-    pub cache_dir: Option<std::path::PathBuf>,
-    /// Keep no bundle images between runs.
-    #[arg(long)]
-    pub no_cache: bool,
-    /// Parsing and image limits, registry access.
+    /// Migrations, plain HTTP, the bundle cache, limits and registry access (as `render`).
     #[command(flatten)]
-    pub limits: LimitArgs,
+    pub flags: RenderFlags,
 }
 
 /// `--output`.
@@ -83,7 +71,7 @@ pub fn run(args: &TemplateArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let findings = findings(&config, &args.limits);
+    let findings = findings(&config, &args.flags.limits);
     for finding in &findings.lines {
         eprintln!("{finding}");
     }
@@ -133,8 +121,9 @@ fn read_input(file: Option<&str>) -> Result<(String, String), String> {
 
 fn build(args: &TemplateArgs, source: &str, text: &str) -> Result<DeclarativeConfig, String> {
     let kind = template::detect(text)?;
-    let mut renderer = Renderer::for_templates(&args.limits, args.use_http, args.migrate_level);
-    renderer.cache = super::render::open_cache(args.cache_dir.as_deref(), args.no_cache);
+    let mut renderer = Renderer::new(&args.flags, false, None);
+    // opm renders a template's references with only bundle images allowed.
+    renderer.bundle_images_only = true;
     let known = match &args.bundles_from {
         Some(catalog) => bundles_of(&renderer, catalog)?,
         None => BTreeMap::new(),
@@ -148,7 +137,7 @@ fn build(args: &TemplateArgs, source: &str, text: &str) -> Result<DeclarativeCon
         Kind::Substitutes => {
             let parsed = template::substitutes::parse(text)?;
             let mut bundles = Prefetched::new(&mut renderer, known, &parsed.images())?;
-            let limits = args.limits.clone();
+            let limits = args.flags.limits.clone();
             let mut check = |config: &DeclarativeConfig| validate(config, &limits);
             template::substitutes::build(&parsed, &mut bundles, &mut check)
         }
@@ -207,32 +196,6 @@ impl Bundles for Prefetched {
             .get(image)
             .cloned()
             .ok_or_else(|| format!("render reference {image:?}: not rendered"))
-    }
-}
-
-impl Renderer {
-    /// A renderer for a template's bundle images (opm renders them with only bundle
-    /// images allowed).
-    pub fn for_templates(
-        limits: &LimitArgs,
-        use_http: bool,
-        level: Option<MigrateLevel>,
-    ) -> Renderer {
-        let args = super::render::RenderArgs {
-            refs: Vec::new(),
-            output: RenderOutput::Json,
-            migrate_level: level,
-            migrate: false,
-            alpha_image_ref_template: None,
-            use_http: false,
-            cache_dir: None,
-            no_cache: true,
-            limits: limits.clone(),
-        };
-        let mut renderer = Renderer::from_args(&args);
-        renderer.bundle_images_only = true;
-        renderer.use_http = use_http;
-        renderer
     }
 }
 

@@ -63,6 +63,14 @@ pub struct ImageArgs {
     /// How many unpacked images `--cache-dir` keeps (the served one always).
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub image_cache_keep: usize,
+    /// Registry credentials, plain-HTTP registries, extra CAs.
+    #[command(flatten)]
+    pub registry: RegistryArgs,
+}
+
+/// How registries are reached: the flags of every command that talks to one.
+#[derive(Clone, Debug, clap::Args)]
+pub struct RegistryArgs {
     /// Registry credentials: a docker config.json or a Kubernetes .dockerconfigjson. Default: the
     /// first of $REGISTRY_AUTH_FILE, $DOCKER_CONFIG/config.json, ~/.docker/config.json.
     #[arg(long, value_name = "FILE")]
@@ -75,6 +83,18 @@ pub struct ImageArgs {
     /// Repeatable.
     #[arg(long, value_name = "FILE")]
     pub registry_ca: Vec<PathBuf>,
+}
+
+impl RegistryArgs {
+    /// The registry options these flags describe.
+    pub fn options(&self) -> RegistryOptions {
+        RegistryOptions {
+            auth: AuthLookup::from_env(self.auth_file.clone()),
+            insecure: self.insecure_registry.clone(),
+            ca_files: self.registry_ca.clone(),
+            ..RegistryOptions::default()
+        }
+    }
 }
 
 impl LimitArgs {
@@ -93,27 +113,8 @@ impl LimitArgs {
             platform: image.platform.clone().unwrap_or_else(Platform::current),
             store,
             keep: image.image_cache_keep,
-            registry: registry_options(
-                image.auth_file.clone(),
-                &image.insecure_registry,
-                &image.registry_ca,
-            ),
+            registry: image.registry.options(),
         }
-    }
-}
-
-/// How registries are reached, from the registry flags (`--auth-file`,
-/// `--insecure-registry`, `--registry-ca`).
-pub fn registry_options(
-    auth_file: Option<PathBuf>,
-    insecure: &[String],
-    ca_files: &[PathBuf],
-) -> RegistryOptions {
-    RegistryOptions {
-        auth: AuthLookup::from_env(auth_file),
-        insecure: insecure.to_vec(),
-        ca_files: ca_files.to_vec(),
-        ..RegistryOptions::default()
     }
 }
 

@@ -40,21 +40,29 @@ pub struct RenderArgs {
     /// Output format: json or yaml.
     #[arg(short, long, value_enum, default_value_t = RenderOutput::Json)]
     pub output: RenderOutput,
-    /// Run migrations up to this level: `none` (bundles keep every manifest as an
-    /// `olm.bundle.object`, as today's opm writes them) or `bundle-object-to-csv-metadata`
-    /// (every bundle with an image, catalogs' too, carries `olm.csv.metadata` instead).
-    /// Unset: opm v1.32.0's output (a bundle rendered from an image carries
-    /// `olm.csv.metadata`; catalogs are left as they are).
-    #[arg(long, value_name = "LEVEL", value_parser = parse_level, conflicts_with = "migrate")]
-    pub migrate_level: Option<MigrateLevel>,
     /// Deprecated (opm v1.32.0's flag): the same as `--migrate-level bundle-object-to-csv-metadata`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "migrate_level")]
     pub migrate: bool,
     /// The image reference recorded for a bundle directory, as a template over
     /// `{{.Package}}`, `{{.Name}}` and `{{.Version}}` (default: none, as opm).
     #[arg(long, value_name = "TEMPLATE")]
     pub alpha_image_ref_template: Option<String>,
-    /// Speak plain HTTP to the registries of the image references (opm's flag).
+    /// Migrations, plain HTTP, the bundle cache, limits and registry access.
+    #[command(flatten)]
+    pub flags: RenderFlags,
+}
+
+/// The flags of every command that renders (`render`, `template`, `compose`).
+#[derive(Clone, Debug, clap::Args)]
+pub struct RenderFlags {
+    /// Run migrations up to this level: `none` (bundles keep every manifest as an
+    /// `olm.bundle.object`, as today's opm writes them) or `bundle-object-to-csv-metadata`
+    /// (every bundle with an image, catalogs' too, carries `olm.csv.metadata` instead).
+    /// Unset: opm v1.32.0's output (a bundle rendered from an image carries
+    /// `olm.csv.metadata`; catalogs are left as they are).
+    #[arg(long, value_name = "LEVEL", value_parser = parse_level)]
+    pub migrate_level: Option<MigrateLevel>,
+    /// Speak plain HTTP to the registries of the images rendered (opm's flag).
     #[arg(long)]
     pub use_http: bool,
     /// Where bundle images are kept by digest between runs (default
@@ -135,24 +143,32 @@ pub struct Renderer {
 impl Renderer {
     /// The renderer `args` describe.
     pub fn from_args(args: &RenderArgs) -> Renderer {
-        let fetch = args.limits.fetch_options(None);
-        let level = if args.migrate {
+        Renderer::new(
+            &args.flags,
+            args.migrate,
+            args.alpha_image_ref_template.clone(),
+        )
+    }
+
+    /// The renderer `flags` describe; `migrate` is opm v1.32.0's `--migrate`.
+    pub fn new(flags: &RenderFlags, migrate: bool, image_template: Option<String>) -> Renderer {
+        let level = if migrate {
             Some(MigrateLevel::BundleObjectToCsvMetadata)
         } else {
-            args.migrate_level
+            flags.migrate_level
         };
         Renderer {
-            fetch,
-            limits: args.limits.load_options().limits,
+            fetch: flags.limits.fetch_options(None),
+            limits: flags.limits.load_options().limits,
             form: match level {
                 Some(MigrateLevel::None) => ObjectForm::BundleObjects,
                 _ => ObjectForm::CsvMetadataWithImage,
             },
             level,
-            image_template: args.alpha_image_ref_template.clone(),
+            image_template,
             bundle_images_only: false,
-            use_http: args.use_http,
-            cache: open_cache(args.cache_dir.as_deref(), args.no_cache),
+            use_http: flags.use_http,
+            cache: open_cache(flags.cache_dir.as_deref(), flags.no_cache),
         }
     }
 

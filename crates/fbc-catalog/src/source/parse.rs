@@ -328,7 +328,7 @@ fn yaml_error(file: &Arc<str>, chunk: &YamlChunk, e: yaml::YamlError) -> LoadErr
             file: file.to_string(),
             document: chunk.document,
             line,
-            message: strip_saphyr_position(&e.message),
+            message: strip_parser_position(&e.message),
         },
         yaml::YamlErrorKind::ForbiddenCharacter => {
             let offset = (chunk.offset + e.offset.unwrap_or(0)) as u64;
@@ -353,8 +353,13 @@ fn yaml_error(file: &Arc<str>, chunk: &YamlChunk, e: yaml::YamlError) -> LoadErr
     }
 }
 
-fn strip_saphyr_position(message: &str) -> String {
-    match message.rfind(" at byte ") {
+/// The parser's message without its own position (`at char N line L column C`):
+/// the error already names the file, document and line.
+fn strip_parser_position(message: &str) -> String {
+    match message
+        .rfind(" at char ")
+        .or_else(|| message.rfind(" at byte "))
+    {
         Some(i) => message[..i].to_string(),
         None => message.to_string(),
     }

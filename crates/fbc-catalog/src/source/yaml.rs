@@ -23,7 +23,7 @@
 //! re-exported here), the unit tests in `yaml_tests.rs`.
 
 use super::limits::{Limit, ParseLimits};
-use saphyr_parser::{Event, Parser, ScalarStyle, Span};
+use granit_parser::{Event, Parser, ScalarStyle, Span};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -105,7 +105,15 @@ pub fn document_to_json_with(text: &str, limits: &ParseLimits) -> Result<Option<
         });
     }
     let mut builder = Builder {
-        parser: Parser::new_from_str(text),
+        parser: Parser::new_from_str_with_options(text, {
+            let mut options = granit_parser::Options::default();
+            options.emit_comments = false;
+            // ours is the limit that applies, with its own error (the parser's
+            // defaults, 255, would refuse what --max-depth allows)
+            options.block_nesting_limit = limits.max_depth.saturating_add(1);
+            options.flow_nesting_limit = limits.max_depth.saturating_add(1);
+            options
+        }),
         anchors: HashMap::new(),
         limits: *limits,
         copied_nodes: 0,
@@ -179,7 +187,7 @@ fn is_forbidden(c: char) -> bool {
 }
 
 struct Builder<'a> {
-    parser: Parser<'a, saphyr_parser::StrInput<'a>>,
+    parser: Parser<'a, granit_parser::StrInput<'a>>,
     /// Anchored nodes by the parser's anchor id, with their node counts.
     anchors: HashMap<usize, (Value, usize)>,
     limits: ParseLimits,
@@ -231,7 +239,7 @@ impl<'a> Builder<'a> {
         loop {
             let (event, span) = self.next()?;
             match event {
-                Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => continue,
+                Event::StreamStart | Event::DocumentStart(..) | Event::Comment(..) => continue,
                 Event::StreamEnd | Event::DocumentEnd => return Ok(None),
                 other => {
                     let value = self.tree(other, span)?;
@@ -275,7 +283,7 @@ impl<'a> Builder<'a> {
                     }
                 }
                 Event::Alias(id) => Some(self.alias(id, line)?),
-                Event::SequenceStart(anchor, _) => {
+                Event::SequenceStart(_, anchor, _) => {
                     self.check_depth(stack.len(), line)?;
                     stack.push(Frame::Sequence {
                         items: Vec::new(),
@@ -284,7 +292,7 @@ impl<'a> Builder<'a> {
                     });
                     None
                 }
-                Event::MappingStart(anchor, _) => {
+                Event::MappingStart(_, anchor, _) => {
                     self.check_depth(stack.len(), line)?;
                     stack.push(Frame::Mapping {
                         map: Map::new(),

@@ -186,7 +186,7 @@ pub(super) fn resolves_to_string(s: &str) -> bool {
         return true;
     }
     // go-yaml's resolve, for the characters that may start a number or timestamp.
-    match crate::source::yaml::resolve_scalar(s, saphyr_parser::ScalarStyle::Plain, None) {
+    match crate::source::yaml::resolve_scalar(s, granit_parser::ScalarStyle::Plain, None) {
         Ok(v) if !v.is_string() => return false,
         Err(_) => return false,
         Ok(_) => {}

@@ -3,7 +3,7 @@
 //! kept as strings, Go integers, floats), and mapping keys written as strings the
 //! way sigs.k8s.io/yaml writes them. The rules are listed in [`super`]'s docs.
 
-use saphyr_parser::{ScalarStyle, Tag};
+use granit_parser::{ScalarStyle, Tag};
 use serde_json::{Number, Value};
 
 /// Mapping keys as sigs.k8s.io/yaml writes them.
@@ -27,9 +27,9 @@ pub(super) fn key_to_string(key: Value) -> String {
 
 fn is_str_tag(tag: Option<&Tag>) -> bool {
     tag.is_some_and(|t| {
-        (t.handle == "!!" && (t.suffix == "str" || t.suffix == "binary"))
-            || t.suffix == "tag:yaml.org,2002:str"
-            || (t.handle == "tag:yaml.org,2002:" && t.suffix == "str")
+        (t.handle() == "!!" && (t.suffix() == "str" || t.suffix() == "binary"))
+            || t.suffix() == "tag:yaml.org,2002:str"
+            || (t.handle() == "tag:yaml.org,2002:" && t.suffix() == "str")
     })
 }
 

@@ -14,7 +14,10 @@
 //!   break is a literal block (`|`, `|-`, `|+`) when allowed;
 //! - plain, single- and double-quoted scalars are folded at a space once the line is
 //!   past 80 columns; keys never;
-//! - integers as written, floats as Go's `strconv.FormatFloat(f, 'g', -1, 64)`.
+//! - integers as written, floats as Go's `strconv.FormatFloat(f, 'g', -1, 64)`;
+//! - the document ends with one line break, unless it ends in a literal block whose
+//!   own last line break already ended the line (`k: |2+` then `\n\n` for `"\n"`); no
+//!   `...` end marker after a `|+` block.
 
 use serde_json::Value;
 
@@ -44,7 +47,7 @@ pub fn json_to_yaml(json: &str) -> String {
         ..Emitter::default()
     };
     e.node(&value, Context::Root);
-    e.out.push('\n');
+    e.document_end();
     e.out
 }
 
@@ -106,6 +109,14 @@ impl Emitter {
         }
         self.whitespace = true;
         self.indention = true;
+    }
+
+    /// go-yaml's `emit_document_end` for the implicit end `Marshal` asks for: only
+    /// `write_indent`, which breaks the line unless a block scalar's own line break
+    /// ended it. No `...` marker: the encoder's `finish` clears `open_ended` first.
+    fn document_end(&mut self) {
+        self.indent = None;
+        self.write_indent();
     }
 
     fn indicator(

@@ -7,6 +7,35 @@ fn writes_what_go_yaml_writes() {
     assert_eq!(json_to_yaml(json), want);
 }
 
+/// A document whose last scalar is a literal block ends with that block's own line
+/// breaks: go-yaml's implicit document end only calls `write_indent`, which adds no
+/// break at column 0 after a break, and `Marshal` clears `open_ended` before the stream
+/// end, so no `...` follows a `|+` block. The expected texts are what gopkg.in/yaml.v2
+/// v2.4.0's `Marshal` printed (run on its `Unmarshal` of the JSON, as sigs.k8s.io/yaml's
+/// `JSONToYAML` does); opm v1.32.0's `render -o yaml` of a `custom.x` blob with
+/// `"zzz":"\n"` ends the same way, `zzz: |2+\n\n`.
+#[test]
+fn ends_a_document_after_a_trailing_literal_block_as_go_yaml_does() {
+    for (json, want) in [
+        (r#"[{"":"\n"}]"#, "- \"\": |2+\n\n"),
+        (r#""\n""#, "|2+\n\n"),
+        (r#""\n\n""#, "|2+\n\n\n"),
+        (r#""a\n""#, "|\n  a\n"),
+        (r#""a\n\n""#, "|+\n  a\n\n"),
+        (r#""a\n\n\n""#, "|+\n  a\n\n\n"),
+        (r#""a""#, "a\n"),
+        (r#"["\n\n"]"#, "- |2+\n\n\n"),
+        (r#"["a\n"]"#, "- |\n  a\n"),
+        (r#"{"k":"\n"}"#, "k: |2+\n\n"),
+        (r#"{"k":"a\n\n"}"#, "k: |+\n  a\n\n"),
+        (r#"{"k":["x","\n\n\n"]}"#, "k:\n- x\n- |2+\n\n\n\n"),
+        (r#"{"k":{"j":"a\n"}}"#, "k:\n  j: |\n    a\n"),
+        (r#"{"k":" \n"}"#, "k: \" \\n\"\n"),
+    ] {
+        assert_eq!(json_to_yaml(json), want, "{json}");
+    }
+}
+
 #[test]
 fn folds_long_plain_scalars_past_eighty_columns() {
     let words = "word ".repeat(30);

@@ -104,6 +104,9 @@ fn purge_at_once(loading: bool) {
     let delay = if loading { 0 } else { SERVING_DELAY_MS };
     // SAFETY: as in `tune_allocator`; purge_delay is read at each purge.
     unsafe { libmimalloc_sys::mi_option_set(mi_option::PURGE_DELAY, delay) }
+    if !loading {
+        fbc_registry::snapshot::mapped::forget_code_pages();
+    }
 }
 
 /// Returns the pages freed by a load to the OS.

@@ -379,6 +379,8 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
         let result = grpc.await.map_err(|e| format!("server failed: {e}"));
         join_listeners(result, http_task, metrics_task).await
     });
+    // what ran only to start (flags, the load, binding) stops counting as memory
+    crate::snapshot::mapped::forget_code_pages();
     Ok(ServerHandle {
         grpc_addr,
         http_addr,

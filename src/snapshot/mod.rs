@@ -27,7 +27,7 @@ pub(crate) mod deadline;
 pub(crate) mod fetch;
 pub mod filtered;
 pub mod load;
-pub(crate) mod mapped;
+pub mod mapped;
 pub mod poll;
 pub mod reload;
 pub mod spill;

@@ -175,6 +175,8 @@ pub fn load(
     cfg: &CacheConfig,
     options: &LoadOptions,
 ) -> Result<CachedLoad, CacheError> {
+    // a warm start is a load too: its end is when start-only memory is handed back
+    let _loading = load::Loading::start();
     let mut notes = Notes {
         foreign: foreign_layout(&cfg.dir),
         stale: None,

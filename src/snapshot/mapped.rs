@@ -154,16 +154,16 @@ mod tests {
     fn the_programs_code_leaves_memory_and_comes_back_when_run() {
         // run a good deal of code first, so that much of it is resident
         let text: String = (0..2000).map(|i| format!("{i:x}")).collect();
-        let parsed: serde_json::Value = serde_json::from_str(&format!("{{\"a\":\"{text}\"}}"))
-            .expect("parses");
+        let parsed: serde_json::Value =
+            serde_json::from_str(&format!("{{\"a\":\"{text}\"}}")).expect("parses");
         let before = resident_code_kib();
         forget_code_pages();
         let after = resident_code_kib();
         assert!(before > 256, "{before} KiB of code resident before");
         assert!(after < before / 2, "{before} KiB before, {after} KiB after");
         // the code that was dropped still runs (it faults back in)
-        let again: serde_json::Value = serde_json::from_str(&format!("{{\"a\":\"{text}\"}}"))
-            .expect("parses");
+        let again: serde_json::Value =
+            serde_json::from_str(&format!("{{\"a\":\"{text}\"}}")).expect("parses");
         assert_eq!(parsed, again);
     }
 }

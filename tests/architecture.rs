@@ -39,6 +39,7 @@ const LAYERS: &[&str] = &[
     "resolve",
     "filter",
     "diff",
+    "cluster",
     "render",
     "template",
     "load",

@@ -21,6 +21,7 @@
 //! | [`graph`] | tables → upgrade answers: v1 successors, upgrade paths, graph exports, lint |
 //! | [`resolve`] | tables + a request → OLM v0's dependency resolution, with CEL and explanations |
 //! | [`filter`] | tables + a filter configuration → the kept set, why, the filtered metas, checked |
+//! | [`cluster`] | cluster state (Subscriptions, CSVs, ClusterExtensions) + tables → what the catalog means for that cluster |
 //! | [`render`] | bundle directories and catalog blobs → `opm render`'s FBC stream |
 //! | [`template`] | basic and semver templates + rendered bundles → the catalog they describe |
 //! | [`load`] | directory → tables, in one call with timings and digest |
@@ -50,6 +51,7 @@
 
 pub mod arena;
 pub mod catalogd;
+pub mod cluster;
 pub mod diagnostic;
 pub mod diff;
 pub mod filter;

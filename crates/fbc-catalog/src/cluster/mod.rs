@@ -1,0 +1,10 @@
+//! What a catalog means for a cluster: its installed operators and its version.
+//!
+//! In: cluster state (the OLM objects `kubectl get -o yaml` prints) and a
+//! catalog's tables. Out: typed answers with plain-words explanations.
+//!
+//! | module | in → out |
+//! |---|---|
+//! | [`state`] | Subscription, ClusterServiceVersion and ClusterExtension objects → typed values |
+
+pub mod state;

@@ -200,12 +200,101 @@ pub fn parse_tolerant(s: &str) -> Result<Version, RangeError> {
         }
         parts.resize(3, "0".to_owned());
     }
-    let text = parts.join(".");
-    let version = Version::parse(&text).map_err(|e| RangeError(e.to_string()))?;
-    if !is_blang_version(&version) {
-        return Err(RangeError("strconv.ParseUint: value out of range".into()));
+    parse_strict(&parts.join("."))
+}
+
+/// blang's strict `Parse`, with blang's error texts (`Invalid character(s) found
+/// in major number "0v4"`): OLM prints them.
+pub fn parse_strict(s: &str) -> Result<Version, RangeError> {
+    use super::go_text::go_quote;
+    let err = |m: String| Err(RangeError(m));
+    if s.is_empty() {
+        return err("Version string empty".into());
     }
-    Ok(version)
+    let parts: Vec<&str> = s.splitn(3, '.').collect();
+    let [major, minor, rest] = parts.as_slice() else {
+        return err("No Major.Minor.Patch elements found".into());
+    };
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    let number = |t: &str, what: &str, capital: &str| -> Result<(), RangeError> {
+        if !digits(t) {
+            return Err(RangeError(format!(
+                "Invalid character(s) found in {what} number {}",
+                go_quote(t)
+            )));
+        }
+        if t.len() > 1 && t.starts_with('0') {
+            return Err(RangeError(format!(
+                "{capital} number must not contain leading zeroes {}",
+                go_quote(t)
+            )));
+        }
+        if t.parse::<u64>().is_err() {
+            let why = if t.is_empty() {
+                "invalid syntax"
+            } else {
+                "value out of range"
+            };
+            return Err(RangeError(format!(
+                "strconv.ParseUint: parsing {}: {why}",
+                go_quote(t)
+            )));
+        }
+        Ok(())
+    };
+    number(major, "major", "Major")?;
+    number(minor, "minor", "Minor")?;
+    let (rest, build) = match rest.split_once('+') {
+        Some((r, b)) => (r, Some(b)),
+        None => (*rest, None),
+    };
+    let (patch, pre) = match rest.split_once('-') {
+        Some((p, pre)) => (p, Some(pre)),
+        None => (rest, None),
+    };
+    number(patch, "patch", "Patch")?;
+    for id in pre
+        .map(|p| p.split('.').collect::<Vec<_>>())
+        .unwrap_or_default()
+    {
+        if id.is_empty() {
+            return err("Prerelease is empty".into());
+        }
+        if digits(id) {
+            if id.len() > 1 && id.starts_with('0') {
+                return err(format!(
+                    "Numeric PreRelease version must not contain leading zeroes {}",
+                    go_quote(id)
+                ));
+            }
+            if id.parse::<u64>().is_err() {
+                return err(format!(
+                    "strconv.ParseUint: parsing {}: value out of range",
+                    go_quote(id)
+                ));
+            }
+        } else if !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+            return err(format!(
+                "Invalid character(s) found in prerelease {}",
+                go_quote(id)
+            ));
+        }
+    }
+    for id in build
+        .map(|b| b.split('.').collect::<Vec<_>>())
+        .unwrap_or_default()
+    {
+        if id.is_empty() {
+            return err("Build meta data is empty".into());
+        }
+        if !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+            return err(format!(
+                "Invalid character(s) found in build meta data {}",
+                go_quote(id)
+            ));
+        }
+    }
+    Version::parse(s).map_err(|e| RangeError(e.to_string()))
 }
 
 fn split_and_trim(s: &str) -> Vec<String> {

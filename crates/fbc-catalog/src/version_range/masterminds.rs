@@ -54,7 +54,7 @@ pub const MAX_LEN: usize = 16 * 1024;
 pub enum RangeError {
     /// A `||` part is not a list of comparators (after hyphen-range rewriting,
     /// which is what the message quotes, as Go does).
-    #[error("improper constraint: {}", syntax::go_quote(.0))]
+    #[error("improper constraint: {}", crate::version_range::go_text::go_quote(.0))]
     Improper(String),
     /// A comparator passed the grammar but its version does not convert: a
     /// number over 2^64-1, a wildcard character inside a number (`1x`, `2|`),

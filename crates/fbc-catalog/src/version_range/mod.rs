@@ -23,6 +23,7 @@
 
 pub mod blang;
 pub mod check;
+mod go_text;
 pub mod intervals;
 pub mod masterminds;
 pub mod release;

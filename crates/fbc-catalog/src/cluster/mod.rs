@@ -6,5 +6,7 @@
 //! | module | in → out |
 //! |---|---|
 //! | [`state`] | Subscription, ClusterServiceVersion and ClusterExtension objects → typed values |
+//! | [`openshift`] | `olm.maxOpenShiftVersion` values → the maximum as OLM v0 and v1 read it, and what it blocks |
 
+pub mod openshift;
 pub mod state;

@@ -6,8 +6,10 @@
 //! are the objects). Out: a [`ClusterState`] holding, in the order read, the
 //! `Subscription`s and `ClusterServiceVersion`s (OLM v0) and the
 //! `ClusterExtension`s (OLM v1) found, plus the objects of other kinds that were
-//! skipped. Copied CSVs (label `olm.copiedFrom`: the copies OLM puts in every
-//! namespace an operator watches) are skipped too: the original is the one installed.
+//! skipped. Copied CSVs (the copies OLM puts in every namespace an operator
+//! watches) are skipped too, by OLM's own test (`IsCopied` in operator-framework/api):
+//! the label `olm.copiedFrom`, `status.reason: Copied`, or an `olm.operatorNamespace`
+//! annotation naming another namespace.
 //!
 //! Every error names the file, the document, the list item if any, and the field.
 //! Parsing shares the catalog loader's limits (file and document size, depth).
@@ -64,7 +66,8 @@ pub struct Subscription {
     pub namespace: String,
     /// `spec.name`: the package.
     pub package: String,
-    /// `spec.channel`; empty for the package's default channel.
+    /// `spec.channel`; empty when not set (OLM v0 then considers every channel,
+    /// the default one first).
     pub channel: String,
     /// `spec.source`: the CatalogSource's name.
     pub source: String,
@@ -98,9 +101,15 @@ pub struct InstalledCsv {
     pub replaces: String,
     /// `status.phase` (`Succeeded`, `Replacing`, …), or empty.
     pub phase: String,
-    /// The annotation `olm.properties` as written (a JSON list of properties), if any.
+    /// The annotation `operatorframework.io/properties` (`{"properties":[…]}`),
+    /// which OLM v0 writes from the catalog's properties and reads
+    /// `olm.maxOpenShiftVersion` from.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub properties: Option<String>,
+    pub olm_properties: Option<String>,
+    /// The bundle's own annotation `olm.properties` (a JSON list), carried over
+    /// from its CSV: what OLM v1 reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub csv_properties: Option<String>,
     /// Where it was read.
     pub origin: ObjectOrigin,
 }
@@ -267,16 +276,11 @@ impl ClusterState {
         match kind.as_str() {
             "Subscription" => self.subscriptions.push(reader.subscription()?),
             "ClusterServiceVersion" => {
-                if reader
-                    .optional(&["metadata", "labels", "olm.copiedFrom"])?
-                    .is_some()
-                {
+                if let Some(why) = reader.copied()? {
                     self.skipped.push(Skipped {
                         kind,
                         name,
-                        reason:
-                            "a copied CSV (label olm.copiedFrom): the original is the one installed"
-                                .into(),
+                        reason: format!("a copied CSV ({why}): the original is the one installed"),
                         origin,
                     });
                 } else {
@@ -411,9 +415,38 @@ impl Reader<'_> {
             version: self.text(&["spec", "version"])?,
             replaces: self.text(&["spec", "replaces"])?,
             phase: self.text(&["status", "phase"])?,
-            properties: self.optional(&["metadata", "annotations", "olm.properties"])?,
+            olm_properties: self.optional(&[
+                "metadata",
+                "annotations",
+                crate::cluster::openshift::V0_ANNOTATION,
+            ])?,
+            csv_properties: self.optional(&[
+                "metadata",
+                "annotations",
+                crate::cluster::openshift::CSV_ANNOTATION,
+            ])?,
             origin: self.origin.clone(),
         })
+    }
+
+    /// Why a CSV is a copy, by OLM's `IsCopied`; `None` for an original.
+    fn copied(&self) -> Result<Option<String>, StateError> {
+        if self
+            .value(&["metadata", "labels", "olm.copiedFrom"])?
+            .is_some()
+        {
+            return Ok(Some("label olm.copiedFrom".into()));
+        }
+        if self.text(&["status", "reason"])? == "Copied" {
+            return Ok(Some("status.reason Copied".into()));
+        }
+        let namespace = self.text(&["metadata", "namespace"])?;
+        match self.optional(&["metadata", "annotations", "olm.operatorNamespace"])? {
+            Some(home) if home != namespace => Ok(Some(format!(
+                "annotation olm.operatorNamespace {home:?}, not its namespace {namespace:?}"
+            ))),
+            _ => Ok(None),
+        }
     }
 
     fn extension(&self) -> Result<ClusterExtension, StateError> {

@@ -72,6 +72,8 @@ items:
     namespace: operators
     annotations:
       olm.properties: '[{"type":"olm.maxOpenShiftVersion","value":"4.8"}]'
+      operatorframework.io/properties: '{"properties":[{"type":"olm.maxOpenShiftVersion","value":"4.8"}]}'
+      olm.operatorNamespace: operators
   spec:
     version: 0.9.2
     replaces: etcdoperator.v0.9.0
@@ -121,8 +123,12 @@ status:
     );
     assert_eq!(csv.phase, "Succeeded");
     assert_eq!(
-        csv.properties.as_deref(),
+        csv.csv_properties.as_deref(),
         Some(r#"[{"type":"olm.maxOpenShiftVersion","value":"4.8"}]"#)
+    );
+    assert_eq!(
+        csv.olm_properties.as_deref(),
+        Some(r#"{"properties":[{"type":"olm.maxOpenShiftVersion","value":"4.8"}]}"#)
     );
     assert_eq!(csv.origin.item, Some(0));
     let skipped: Vec<(&str, Option<usize>)> = state
@@ -230,4 +236,35 @@ proptest::proptest! {
         let _ = read(&text);
         let _ = read(&format!("{text}{noise}"));
     }
+}
+
+#[test]
+fn copies_are_known_by_each_of_olms_three_signs() {
+    let csv = |extra: &str| {
+        format!("kind: ClusterServiceVersion\nmetadata:\n  name: c\n  namespace: a\n{extra}")
+    };
+    let reasons = |text: String| -> Vec<String> {
+        read(&text)
+            .expect("reads")
+            .skipped
+            .into_iter()
+            .map(|s| s.reason)
+            .collect()
+    };
+    assert_eq!(
+        reasons(csv("  labels: {olm.copiedFrom: b}\n")),
+        ["a copied CSV (label olm.copiedFrom): the original is the one installed"]
+    );
+    assert_eq!(
+        reasons(csv("status: {reason: Copied}\n")),
+        ["a copied CSV (status.reason Copied): the original is the one installed"]
+    );
+    assert_eq!(
+        reasons(csv("  annotations: {olm.operatorNamespace: b}\n")),
+        [
+            "a copied CSV (annotation olm.operatorNamespace \"b\", not its namespace \"a\"): the original is the one installed"
+        ]
+    );
+    let original = read(&csv("  annotations: {olm.operatorNamespace: a}\n")).expect("reads");
+    assert_eq!((original.csvs.len(), original.skipped.len()), (1, 0));
 }

@@ -7,6 +7,8 @@
 //! |---|---|
 //! | [`state`] | Subscription, ClusterServiceVersion and ClusterExtension objects → typed values |
 //! | [`openshift`] | `olm.maxOpenShiftVersion` values → the maximum as OLM v0 and v1 read it, and what it blocks |
+//! | [`upgrade`] | installed bundles + a target OpenShift minor → which block it, and the path out of each |
 
 pub mod openshift;
 pub mod state;
+pub mod upgrade;

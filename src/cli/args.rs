@@ -74,6 +74,9 @@ pub enum Command {
     /// Does every image a catalog names exist? Bundle and related images checked with one
     /// manifest HEAD each; missing, refused and unpinned ones reported.
     CheckImages(crate::cli::check_images::CheckImagesArgs),
+    /// Which installed bundles block an OpenShift upgrade to 4.Y through
+    /// olm.maxOpenShiftVersion, and the upgrade path (or uninstall) that clears each.
+    ClusterUpgrade(crate::cli::cluster_upgrade::ClusterUpgradeArgs),
     /// A catalog made of other catalogs and bundles (the FBC documents' catalog.yaml): one
     /// subdirectory per reference, validated as a whole, only changed references re-rendered.
     Compose(crate::cli::compose::ComposeArgs),

@@ -31,6 +31,7 @@
 mod browser_http;
 mod catalogs;
 mod cli;
+mod cluster_upgrade_cli;
 mod conformance;
 mod diff_cli;
 mod filter_cli;

@@ -2,54 +2,14 @@
 //!
 //! In: strings. Out: Go's `%q` (`strconv.Quote`) of them.
 //!
-//! Written here because no crate formats as Go does. Go leaves every printable
-//! character as it is and escapes the rest; deciding "printable" exactly needs
-//! Unicode's category tables, so this treats as unprintable the control
-//! characters, every space but U+0020, and the invisible format characters
-//! catalogs are known to carry (soft hyphen, zero-width and direction marks,
-//! the byte-order mark). Names in real catalogs are ASCII.
+//! The quoting itself lives in `version_range::go_text`, which the range grammars
+//! use too (see there for what counts as printable); this is the resolver's name
+//! for it, with the resolver's expected outputs as tests.
 
-use std::fmt::Write;
-
-/// Go's `strconv.Quote(s)`.
+/// Go's `strconv.Quote(s)` (one implementation for the crate, beside the range
+/// grammars that print it too).
 pub fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if printable(c) => out.push(c),
-            c if (c as u32) < 0x80 => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if (c as u32) < 0x10000 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => {
-                let _ = write!(out, "\\U{:08x}", c as u32);
-            }
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Go's `unicode.IsPrint`, as far as the module docs say.
-fn printable(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    !(c.is_control()
-        || c.is_whitespace()
-        || matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}'))
+    crate::version_range::go_text::go_quote(s)
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@
 
 pub mod blang;
 pub mod check;
-mod go_text;
+pub(crate) mod go_text;
 pub mod intervals;
 pub mod masterminds;
 pub mod release;

@@ -213,28 +213,21 @@ pub fn from_v0_annotation(annotation: &str) -> Result<Option<MinorVersion>, Stri
     } else {
         serde_json::from_str(annotation).map_err(|e| fail(e.to_string()))?
     };
-    let pairs: Vec<(String, String)> = parsed
-        .properties
-        .into_iter()
-        .map(|p| (p.typ, p.value.get().to_owned()))
-        .collect();
-    from_properties(
-        pairs.iter().map(|(t, v)| (t.as_str(), v.as_str())),
-        Reader::V0,
-    )
+    from_raw(&parsed.properties, Reader::V0)
 }
 
 /// OLM v1's reading of a bundle CSV's `olm.properties` annotation (a JSON list).
 pub fn from_csv_annotation(annotation: &str) -> Result<Option<MinorVersion>, String> {
     let parsed: Vec<RawProperty> = serde_json::from_str(annotation)
         .map_err(|e| format!("failed to unmarshal properties annotation: {e}"))?;
-    let pairs: Vec<(String, String)> = parsed
-        .into_iter()
-        .map(|p| (p.typ, p.value.get().to_owned()))
-        .collect();
+    from_raw(&parsed, Reader::V1)
+}
+
+/// [`from_properties`] over an annotation's decoded list.
+fn from_raw(properties: &[RawProperty], reader: Reader) -> Result<Option<MinorVersion>, String> {
     from_properties(
-        pairs.iter().map(|(t, v)| (t.as_str(), v.as_str())),
-        Reader::V1,
+        properties.iter().map(|p| (p.typ.as_str(), p.value.get())),
+        reader,
     )
 }
 

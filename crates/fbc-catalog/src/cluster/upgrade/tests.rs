@@ -180,3 +180,22 @@ fn an_unknown_package_cannot_be_upgraded_here() {
         }
     );
 }
+
+#[test]
+fn a_bare_number_is_read_as_opm_serves_it_which_is_what_olm_v0_sees() {
+    // `value: 4.10` reaches OLM v0 through opm's float64 as 4.1 (docs/olm-cluster-rules.md §1.1)
+    let docs = [
+        "schema: olm.package\nname: pk\ndefaultChannel: c\n",
+        "schema: olm.channel\npackage: pk\nname: c\nentries:\n  - {name: pk.v1}\n",
+        "schema: olm.bundle\npackage: pk\nname: pk.v1\nimage: quay.io/pk:1\nproperties:\n  - {type: olm.package, value: {packageName: pk, version: 1.0.0}}\n  - {type: olm.maxOpenShiftVersion, value: 4.10}\n",
+    ];
+    let tables = testing::from_text("catalog.yaml", &docs.join("---\n")).expect("valid");
+    let bundle = tables
+        .package("pk")
+        .and_then(|(_, p)| p.bundle("pk.v1"))
+        .expect("bundle");
+    assert_eq!(
+        catalog_max(bundle, Reader::V0),
+        Ok(Some(MinorVersion { major: 4, minor: 1 }))
+    );
+}

@@ -4,7 +4,6 @@
 //! In: a package's bundles. Out: findings pushed onto the lint's list.
 
 use super::{LintWarning, Severity, finding};
-use crate::model::csv::PackageParts;
 use crate::model::{Bundle, Package};
 
 /// Property types OLM knows.
@@ -69,14 +68,8 @@ pub(super) fn name_checks(p: &Package, b: &Bundle, out: &mut Vec<LintWarning>) {
 
 /// The annotation keys of a bundle's CSV (embedded, or synthesised from `olm.csv.metadata`).
 fn annotation_keys(p: &Package, b: &Bundle) -> Vec<String> {
-    let csv_json: Option<Vec<u8>> = match (b.csv_object, &b.csv_pieces) {
-        (Some(i), _) => b.objects.get(i).map(|o| o.to_vec()),
-        (None, Some(pieces)) => PackageParts::new(p)
-            .ok()
-            .map(|parts| pieces.chunks(&parts).concat()),
-        (None, None) => None,
-    };
-    let csv: Option<serde_json::Value> = csv_json.and_then(|j| serde_json::from_slice(&j).ok());
+    let csv: Option<serde_json::Value> =
+        crate::model::csv::csv_json(p, b).and_then(|j| serde_json::from_slice(&j).ok());
     csv.as_ref()
         .and_then(|c| c.pointer("/metadata/annotations"))
         .and_then(|a| a.as_object())

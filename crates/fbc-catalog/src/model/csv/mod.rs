@@ -85,6 +85,17 @@ impl PackageParts {
     }
 }
 
+/// The JSON text of `bundle`'s CSV: its `olm.bundle.object` CSV, or the one
+/// synthesised from `olm.csv.metadata` (without the package icon, which no reader
+/// of the text needs); `None` when it has neither.
+pub fn csv_json(package: &Package, bundle: &crate::model::Bundle) -> Option<Vec<u8>> {
+    match (bundle.csv_object, &bundle.csv_pieces) {
+        (Some(i), _) => bundle.objects.get(i).map(|o| o.to_vec()),
+        (None, Some(pieces)) => Some(pieces.chunks(&PackageParts::without_icon(package)).concat()),
+        (None, None) => None,
+    }
+}
+
 /// Writes `metadata` as Go does (annotations, `alm-examples` above all, are most
 /// of a CSV's text: written with the fast string writer, not through serde).
 fn write_metadata(

@@ -37,6 +37,10 @@ fn main() {
                 every_shared_catalog_has_the_same_tables_after_a_warm_start,
             ),
             (
+                "every_shared_catalog_has_the_olm_v1_readiness_docs_list",
+                every_shared_catalog_has_the_olm_v1_readiness_docs_list,
+            ),
+            (
                 "every_shared_catalog_lints_as_docs_graphs_md_lists",
                 every_shared_catalog_lints_as_docs_graphs_md_lists,
             ),
@@ -182,6 +186,114 @@ fn every_shared_catalog_lints_as_docs_graphs_md_lists(root: PathBuf) -> Result<(
                 format!("{name}: lint found {found:?}, docs/graphs.md lists {expected:?}").into(),
             );
         }
+    }
+    Ok(())
+}
+
+/// OLM v1 readiness per shared catalog, as docs/cluster-upgrade.md lists it: packages,
+/// packages whose default channel head OLM v1 can install, bundles, installable
+/// bundles, and bundles per (rule, weight).
+type ReadinessRow = (
+    &'static str,
+    usize,
+    usize,
+    usize,
+    usize,
+    &'static [(&'static str, &'static str, usize)],
+);
+const READINESS: &[ReadinessRow] = &[
+    (
+        "community-v4.16",
+        21,
+        19,
+        275,
+        272,
+        &[
+            ("R1", "Refused", 3),
+            ("R3", "NeedsGate", 64),
+            ("R4", "NeedsGate", 47),
+        ],
+    ),
+    (
+        "community-v4.20",
+        37,
+        35,
+        803,
+        785,
+        &[
+            ("R1", "Refused", 18),
+            ("R3", "Unknown", 803),
+            ("R4", "NeedsGate", 53),
+        ],
+    ),
+    ("rhoai-3.5-v4.22", 1, 1, 77, 77, &[("R3", "Unknown", 77)]),
+    (
+        "rhtpa-v4.18",
+        1,
+        1,
+        13,
+        13,
+        &[("R3", "Unknown", 13), ("R4", "NeedsGate", 13)],
+    ),
+    ("submariner-4.16", 1, 1, 25, 25, &[("R4", "NeedsGate", 25)]),
+];
+
+fn every_shared_catalog_has_the_olm_v1_readiness_docs_list(root: PathBuf) -> Result<(), Failed> {
+    use fbc_catalog::cluster::readiness::{Summary, readiness};
+    let mut report = String::new();
+    let mut names: Vec<String> = std::fs::read_dir(&root)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in &names {
+        let dir = root.join(name);
+        let loaded = fbc_catalog::load::load_model(&dir, &Default::default())
+            .map_err(|e| format!("{name}: {e:?}"))?;
+        let tables = loaded.tables(&dir, Default::default());
+        let mut summary = Summary::default();
+        let mut heads_ready = 0;
+        for package in tables.packages() {
+            for bundle in &package.bundles {
+                summary.add(&readiness(package, bundle));
+            }
+            let head = package
+                .channels
+                .iter()
+                .find(|c| c.name == package.default_channel)
+                .and_then(|c| package.bundle(&c.head_entry().name));
+            if head.is_some_and(|b| readiness(package, b).installable) {
+                heads_ready += 1;
+            }
+        }
+        let by_rule: Vec<(String, String, usize)> = summary
+            .by_rule
+            .iter()
+            .map(|c| (c.rule.to_string(), format!("{:?}", c.weight), c.bundles))
+            .collect();
+        report.push_str(&format!(
+            "(\"{name}\", {}, {heads_ready}, {}, {}, &{by_rule:?}),\n",
+            tables.packages().len(),
+            summary.bundles,
+            summary.installable
+        ));
+    }
+    let expected: String = READINESS
+        .iter()
+        .map(|(n, p, h, b, i, r)| {
+            let by_rule: Vec<(String, String, usize)> = r
+                .iter()
+                .map(|(a, w, c)| (a.to_string(), w.to_string(), *c))
+                .collect();
+            format!("(\"{n}\", {p}, {h}, {b}, {i}, &{by_rule:?}),\n")
+        })
+        .collect();
+    if report != expected {
+        return Err(
+            format!("readiness differs from docs/cluster-upgrade.md; found:\n{report}").into(),
+        );
     }
     Ok(())
 }

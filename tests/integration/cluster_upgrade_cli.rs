@@ -1,4 +1,4 @@
-//! `fbc-registry cluster-upgrade` on a catalog of our own (tests/fixtures/cluster):
+//! `fbc-registry cluster-upgrade` and `lint --target olm-v1` (issue #32) on catalogs of our own:
 //! the exact line per installed bundle, the exit codes (0 nothing blocks, 2 something
 //! does, 1 errors), cluster state from a file and from stdin, and JSON.
 
@@ -96,6 +96,47 @@ fn mistakes_are_exit_1_with_the_reason() {
         err.contains(
             "<stdin>: document 1 (line 1): Subscription \"s\": field spec.name: is required"
         ),
+        "{err}"
+    );
+}
+
+/// `lint --target olm-v1` on the bundled example catalog: a finding per reason OLM v1
+/// would not (or might not) install a bundle; refusals are warnings.
+#[test]
+fn lint_target_olm_v1_names_each_reason_and_refusals_are_warnings() {
+    let example = format!("{}/catalogs/example", env!("CARGO_MANIFEST_DIR"));
+    let lint = |extra: &[&str]| {
+        let out = Command::new(BIN)
+            .args(["lint", &example, "--target"])
+            .args(extra)
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = lint(&["olm-v1"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(err, "1 warning(s), 8 info\n");
+    let warnings: Vec<&str> = out.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning: example-operator/catalog.yaml: document 8 (line 219): package \"example-operator\", \
+          entry \"example-operator.v1.0.0\": OLM v1 (R1): validating bundle \"example-operator.v1.0.0\": \
+          bundle \"example-operator.v1.0.0\" has a dependency declared via property \"olm.gvk.required\" \
+          which is currently not supported [olmV1Dependency]"
+        ]
+    );
+    assert_eq!(out.matches("[olmV1InstallMode]").count(), 3, "{out}");
+    let (code, _, _) = lint(&["olm-v1", "--deny-warnings"]);
+    assert_eq!(code, Some(2));
+    let (code, _, err) = lint(&["ocp-4.17"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("unknown lint target \"ocp-4.17\": known targets: olm-v1"),
         "{err}"
     );
 }

@@ -210,6 +210,10 @@ pub struct LintArgs {
     /// Exit 2 when there is a warning (info findings never fail).
     #[arg(long)]
     pub deny_warnings: bool,
+    /// What to check for: the graph checks (default), or `olm-v1` — can OLM v1
+    /// install each bundle, a finding per reason.
+    #[arg(long, value_name = "TARGET")]
+    pub target: Option<String>,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Output::Text)]
     pub output: Output,

@@ -193,6 +193,7 @@ pub fn lint(a: &LintArgs) -> ExitCode {
         catalog: a.source.catalog.clone().unwrap_or_default(),
         package: a.package.clone().unwrap_or_default(),
         snapshot_digest: String::new(),
+        target: a.target.clone().unwrap_or_default(),
     };
     let reply = match Source::open(&a.source).and_then(|mut s| s.lint(request)) {
         Ok(reply) => reply,

@@ -246,7 +246,17 @@ pub fn export_one(
 pub fn lint(tables: &Tables, r: &pb::LintRequest) -> Result<pb::LintResponse, Status> {
     check_field("package", &r.package)?;
     let package = Some(r.package.as_str()).filter(|p| !p.is_empty());
-    let findings = lint::lint(tables, package).map_err(status)?;
+    let findings = match r.target.as_str() {
+        "" => lint::lint(tables, package),
+        "olm-v1" => fbc_catalog::cluster::readiness::lint(tables, package),
+        other => {
+            return Err(Status::invalid_argument(format!(
+                "unknown lint target {:?}: known targets: olm-v1",
+                other.chars().take(64).collect::<String>()
+            )));
+        }
+    }
+    .map_err(status)?;
     let mut reply = pb::LintResponse::default();
     let mut size = 0;
     for f in findings {

@@ -18,7 +18,10 @@
 //! - R15 `rukpak/bundle/source/source.go`: a CSV `olm.properties` annotation that is
 //!   not a JSON list of properties is refused.
 
+use crate::graph::lint::{LintWarning, Severity};
+use crate::graph::{GraphError, find_package};
 use crate::model::{Bundle, Package, csv};
+use crate::tables::Tables;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -58,6 +61,54 @@ pub struct Readiness {
 
 /// The dependency properties operator-controller refuses (R1), in the order it looks.
 const DEPENDENCIES: &[&str] = &["olm.package.required", "olm.gvk.required", "olm.constraint"];
+
+/// The name `lint --target olm-v1` gives a rule's findings.
+pub fn check_name(rule: &str) -> &'static str {
+    match rule {
+        "R1" => "olmV1Dependency",
+        "R2" => "olmV1ApiService",
+        "R3" => "olmV1Webhook",
+        "R4" | "R5" => "olmV1InstallMode",
+        "R15" => "olmV1Properties",
+        _ => "olmV1",
+    }
+}
+
+/// `lint --target olm-v1`: every reason of every bundle (of one package, or all)
+/// as a lint finding — a refusal a warning, a gate or an unknown an info — in
+/// lint's order.
+pub fn lint(tables: &Tables, package: Option<&str>) -> Result<Vec<LintWarning>, GraphError> {
+    let packages: Vec<&Package> = match package {
+        Some(name) => vec![find_package(tables, name)?.1],
+        None => tables.packages().iter().collect(),
+    };
+    let mut out = Vec::new();
+    for p in packages {
+        for b in &p.bundles {
+            for reason in readiness(p, b).reasons {
+                out.push(LintWarning {
+                    check: check_name(reason.rule),
+                    severity: match reason.weight {
+                        Weight::Refused => Severity::Warning,
+                        Weight::NeedsGate | Weight::Unknown => Severity::Info,
+                    },
+                    file: b.origin.file.to_string(),
+                    document: b.origin.document,
+                    line: b.origin.line,
+                    package: p.name.clone(),
+                    channel: String::new(),
+                    entry: b.name.clone(),
+                    message: format!("OLM v1 ({}): {}", reason.rule, reason.message),
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| {
+        (&a.package, &a.entry, a.check, &a.message)
+            .cmp(&(&b.package, &b.entry, b.check, &b.message))
+    });
+    Ok(out)
+}
 
 /// The readiness of `bundle` of `package`.
 pub fn readiness(package: &Package, bundle: &Bundle) -> Readiness {

@@ -42,7 +42,12 @@ pub struct ClusterUpgradeArgs {
 
 /// Runs `cluster-upgrade`.
 pub fn run(a: &ClusterUpgradeArgs) -> ExitCode {
-    match answer(a) {
+    // an invalid catalog is reported as the graph commands report it: every problem
+    let source = match Source::open(&a.source) {
+        Ok(source) => source,
+        Err(e) => return crate::cli::graph::failed(e, a.output),
+    };
+    match answer(a, &source) {
         Ok((verdicts, notes)) => {
             let blocked = verdicts.iter().any(|v| v.blocks);
             match a.output {
@@ -71,13 +76,12 @@ pub fn run(a: &ClusterUpgradeArgs) -> ExitCode {
     }
 }
 
-fn answer(a: &ClusterUpgradeArgs) -> Result<(Vec<Verdict>, Vec<String>), String> {
+fn answer(a: &ClusterUpgradeArgs, source: &Source) -> Result<(Vec<Verdict>, Vec<String>), String> {
     let target = MinorVersion::parse_target(&a.to)?;
     if a.cluster_state.is_empty() && a.installed.is_empty() {
         return Err("say what is installed: --cluster-state FILE|- or --installed NAME".into());
     }
-    let source = Source::open(&a.source).map_err(|e| e.to_string())?;
-    let Source::Offline(tables) = &source else {
+    let Source::Offline(tables) = source else {
         return Err(
             "cluster-upgrade reads the catalog here: give a directory or an image, not --addr"
                 .into(),
@@ -98,11 +102,18 @@ fn answer(a: &ClusterUpgradeArgs) -> Result<(Vec<Verdict>, Vec<String>), String>
 fn read_state(path: &std::path::Path, limits: &ParseLimits) -> Result<ClusterState, String> {
     let (name, bytes) = if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
+        // one byte past the limit tells a stream that is too large from one that fits
         std::io::Read::read_to_end(
-            &mut std::io::Read::take(std::io::stdin(), limits.max_file_bytes),
+            &mut std::io::Read::take(std::io::stdin(), limits.max_file_bytes.saturating_add(1)),
             &mut bytes,
         )
         .map_err(|e| format!("standard input: {e}"))?;
+        if bytes.len() as u64 > limits.max_file_bytes {
+            return Err(format!(
+                "standard input: larger than {} bytes (limit --max-file-size)",
+                limits.max_file_bytes
+            ));
+        }
         ("<stdin>".to_owned(), bytes)
     } else {
         let mut bytes = Vec::new();

@@ -98,6 +98,24 @@ fn mistakes_are_exit_1_with_the_reason() {
         ),
         "{err}"
     );
+    // standard input is bounded like a file: too much is refused, not cut and misread
+    let big = format!("# {}\n", "x".repeat(2000));
+    let (code, _, err) = run(
+        &[
+            "--to",
+            "4.15",
+            "--max-file-size",
+            "1000",
+            "--cluster-state",
+            "-",
+        ],
+        &big,
+    );
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("standard input: larger than 1000 bytes (limit --max-file-size)"),
+        "{err}"
+    );
 }
 
 /// `lint --target olm-v1` on the bundled example catalog: a finding per reason OLM v1

@@ -39,7 +39,7 @@ fn print(output: Output, json: serde_json::Value, text: Vec<String>) {
 }
 
 /// Reports why there is no answer; exit 1.
-fn failed(e: AskError, output: Output) -> ExitCode {
+pub(crate) fn failed(e: AskError, output: Output) -> ExitCode {
     match e {
         AskError::Invalid(errors) => {
             match output {

@@ -13,7 +13,7 @@ use crate::cli::graph::emit;
 use crate::cli::graph::source::Source;
 use fbc_catalog::cluster::openshift::{self, MinorVersion};
 use fbc_catalog::cluster::state::ClusterState;
-use fbc_catalog::cluster::upgrade::{self, Installed, Olm, Verdict, WayOut};
+use fbc_catalog::cluster::upgrade::{self, Installed, MaxSource, Olm, Verdict, WayOut};
 use fbc_catalog::source::ParseLimits;
 use fbc_catalog::tables::Tables;
 use std::path::PathBuf;
@@ -191,7 +191,11 @@ fn from_state(tables: &Tables, state: &ClusterState, notes: &mut Vec<String>) ->
         }
         let package = match package_of(tables, &c.name) {
             Ok(Some(p)) => p,
-            Ok(None) | Err(_) => String::new(),
+            Ok(None) => String::new(),
+            Err(e) => {
+                notes.push(format!("CSV {}/{}: {e}", c.namespace, c.name));
+                String::new()
+            }
         };
         out.push(Installed {
             owner: format!("{}/{} (no subscription)", c.namespace, c.name),
@@ -236,10 +240,14 @@ fn from_state(tables: &Tables, state: &ClusterState, notes: &mut Vec<String>) ->
 
 fn line(v: &Verdict) -> String {
     let i = &v.installed;
-    let max = match (&v.max, &v.error) {
-        (_, Some(e)) => format!("invalid olm.maxOpenShiftVersion ({e})"),
-        (Some(m), None) => format!("max OpenShift {m} (read from the {})", v.read_from),
-        (None, None) => "no olm.maxOpenShiftVersion".into(),
+    let max = match (&v.max, &v.error, v.read_from) {
+        (_, Some(e), _) => format!("invalid olm.maxOpenShiftVersion ({e})"),
+        (_, None, MaxSource::Unknown) => {
+            "max OpenShift version unknown (the catalog has no such bundle and the cluster state no CSV for it)".into()
+        }
+        (Some(m), None, MaxSource::Cluster) => format!("max OpenShift {m} (read from the cluster)"),
+        (Some(m), None, MaxSource::Catalog) => format!("max OpenShift {m} (read from the catalog)"),
+        (None, None, _) => "no olm.maxOpenShiftVersion".into(),
     };
     let olm = match i.olm {
         Olm::V0 => "OLM v0",

@@ -70,6 +70,19 @@ pub enum WayOut {
     },
 }
 
+/// Where an installed bundle's maximum was read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum MaxSource {
+    /// The cluster object (the installed CSV's annotation).
+    Cluster,
+    /// The catalog's bundle.
+    Catalog,
+    /// Neither has it (no CSV in the state, no such bundle in the catalog): unknown,
+    /// so it is not counted as blocking.
+    Unknown,
+}
+
 /// The answer for one installed bundle.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -82,8 +95,8 @@ pub struct Verdict {
     /// Its OLM's error for a value it refuses (which blocks, as OLM fails closed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// Where the maximum was read: `cluster` or `catalog`.
-    pub read_from: &'static str,
+    /// Where the maximum was read.
+    pub read_from: MaxSource,
     /// Whether it blocks the target.
     pub blocks: bool,
     /// What to do about it.
@@ -130,9 +143,9 @@ fn verdict(tables: &Tables, installed: &Installed, target: MinorVersion) -> Verd
     let package = tables.package(&installed.package).map(|(_, p)| p);
     let bundle = package.and_then(|p| p.bundle(&installed.bundle));
     let (max, read_from) = match (&installed.on_cluster, bundle) {
-        (Some(on_cluster), _) => (on_cluster.clone(), "cluster"),
-        (None, Some(b)) => (catalog_max(b, reader), "catalog"),
-        (None, None) => (Ok(None), "nowhere"),
+        (Some(on_cluster), _) => (on_cluster.clone(), MaxSource::Cluster),
+        (None, Some(b)) => (catalog_max(b, reader), MaxSource::Catalog),
+        (None, None) => (Ok(None), MaxSource::Unknown),
     };
     let blocks = blocking(&max, target);
     let way_out = if !blocks {

@@ -63,7 +63,7 @@ fn a_blocker_gets_the_path_to_the_first_bundle_that_allows_the_target() {
             minor: 14
         })
     );
-    assert_eq!(v.read_from, "catalog");
+    assert_eq!(v.read_from, MaxSource::Catalog);
     assert_eq!(
         v.way_out,
         WayOut::Upgrade {
@@ -152,7 +152,7 @@ fn what_the_cluster_object_says_wins_and_a_refused_value_blocks() {
     let [v] = check(&tables, &[on_cluster], target("4.9"))
         .try_into()
         .expect("one verdict");
-    assert_eq!(v.read_from, "cluster");
+    assert_eq!(v.read_from, MaxSource::Cluster);
     assert!(v.blocks, "OLM fails closed on a value it refuses");
     assert_eq!(
         v.error.as_deref(),
@@ -197,5 +197,21 @@ fn a_bare_number_is_read_as_opm_serves_it_which_is_what_olm_v0_sees() {
     assert_eq!(
         catalog_max(bundle, Reader::V0),
         Ok(Some(MinorVersion { major: 4, minor: 1 }))
+    );
+}
+
+#[test]
+fn a_bundle_neither_side_knows_has_an_unknown_maximum() {
+    let tables = catalog();
+    let [v] = check(
+        &tables,
+        &[installed("op.v0.0.1", "stable", Olm::V0)],
+        target("4.16"),
+    )
+    .try_into()
+    .expect("one verdict");
+    assert_eq!(
+        (v.read_from, v.max, v.blocks),
+        (MaxSource::Unknown, None, false)
     );
 }

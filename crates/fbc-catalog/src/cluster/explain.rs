@@ -1,166 +1,135 @@
-//! `explain-upgrade` for OLM v0: where a subscription's installed bundle sits, what
-//! OLM does next, and — when nothing moves — why, and the smallest change that
-//! would let it move.
+//! `explain-upgrade`: for each operator the cluster state shows, where it is,
+//! what OLM does next, and — when nothing moves — why, with the smallest change
+//! that would let it move.
 //!
-//! In: a catalog's tables and a [`Subscription`] read from cluster state. Out: an
-//! [`Explanation`]: the installed bundle and its channel's head, the next hop and
-//! the whole path OLM v0 takes (one install at a time, `graph::upgrade_path`), what
-//! holds it (a manual approval pending, nothing installed yet, no edge), the
-//! smallest catalog or spec change that would let it move, and the graph-lint
-//! findings about the installed bundle's channel.
+//! In: a catalog's tables and [`ClusterState`]. Out: a [`Report`]: one
+//! [`v0::Explanation`] per Subscription (by namespace, then name), one
+//! [`v1::ExtensionExplanation`] per ClusterExtension (by name), and a problem per
+//! object that could not be explained (its package or channel is not in the
+//! catalog), naming the object and the spec field.
+//!
+//! | module | in → out |
+//! |---|---|
+//! | [`v0`] | a Subscription (+ its CSV) → its channel, path, what holds it, fixes, lint findings |
+//! | [`resolution`] | a Subscription's namespace → whether OLM v0's dependency resolution goes through |
+//! | [`v1`] | a ClusterExtension → its successors path under channels, range and policy, and why none |
 
-use super::state::{Approval, Subscription};
-use crate::graph::lint::{self, LintWarning};
-use crate::graph::upgrade_path::{Outcome, PathQuery, Semantics, upgrade_path};
+pub mod resolution;
+pub mod v0;
+pub mod v1;
+
+use crate::cluster::state::ClusterState;
 use crate::tables::Tables;
+use resolution::Resolution;
 use serde::Serialize;
+pub use v0::{Explanation, explain};
+pub use v1::{ExtensionExplanation, explain_extension};
 
-/// The answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// Everything `explain-upgrade` answers for one cluster state.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Explanation {
-    /// `namespace/name` of the subscription.
-    pub subscription: String,
-    /// The package.
-    pub package: String,
-    /// The channel walked (the subscription's, or the package's default).
-    pub channel: String,
-    /// The installed bundle, or empty.
-    pub installed: String,
-    /// The channel's head.
-    pub head: String,
-    /// The bundles OLM v0 installs next, in order (the first is the next hop).
-    pub path: Vec<String>,
-    /// Plain words: what OLM does now, or why nothing moves.
-    pub summary: String,
-    /// The smallest changes that would let it move, when it is stuck.
-    pub fixes: Vec<String>,
-    /// Graph-lint findings about the channel (or the installed bundle).
-    pub findings: Vec<LintWarning>,
+pub struct Report {
+    /// OLM v0 subscriptions, by namespace and name.
+    pub subscriptions: Vec<Explanation>,
+    /// OLM v1 cluster extensions, by name.
+    pub extensions: Vec<ExtensionExplanation>,
+    /// Objects that could not be explained, each named, by kind and name.
+    pub problems: Vec<String>,
 }
 
-/// Explains `s` against `tables`.
-pub fn explain(tables: &Tables, s: &Subscription) -> Result<Explanation, String> {
-    let (_, package) = tables
-        .package(&s.package)
-        .ok_or_else(|| format!("the catalog has no package {:?} (spec.name)", s.package))?;
-    let channel_name = if s.channel.is_empty() {
-        package.default_channel.clone()
-    } else {
-        s.channel.clone()
-    };
-    let channel = package
-        .channels
-        .iter()
-        .find(|c| c.name == channel_name)
-        .ok_or_else(|| {
-            format!(
-                "package {:?} has no channel {channel_name:?} (spec.channel); it has: {}",
-                s.package,
-                package
-                    .channels
-                    .iter()
-                    .map(|c| c.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })?;
-    let head = channel.head_entry().name.clone();
-    let mut out = Explanation {
-        subscription: format!("{}/{}", s.namespace, s.name),
-        package: s.package.clone(),
-        channel: channel_name.clone(),
-        installed: s.installed_csv.clone(),
-        head: head.clone(),
-        path: Vec::new(),
-        summary: String::new(),
-        fixes: Vec::new(),
-        findings: Vec::new(),
-    };
-    if s.installed_csv.is_empty() {
-        let first = if s.starting_csv.is_empty() {
-            &head
-        } else {
-            &s.starting_csv
-        };
-        out.summary = format!("nothing is installed yet: OLM v0 installs {first} first");
-        return Ok(out);
+impl Report {
+    /// Whether some operator cannot move although the catalog has something newer
+    /// (or could not be explained at all).
+    pub fn stuck(&self) -> bool {
+        !self.problems.is_empty()
+            || self
+                .subscriptions
+                .iter()
+                .any(|e| !e.fixes.is_empty() || failed(e))
+            || self
+                .extensions
+                .iter()
+                .any(|e| !e.fixes.is_empty() || !e.left_out.is_empty())
     }
-    let query = PathQuery {
-        package: s.package.clone(),
-        channel: channel_name.clone(),
-        from: s.installed_csv.clone(),
-        semantics: Semantics::V0,
-        ..PathQuery::default()
-    };
-    let path = upgrade_path(tables, &query).map_err(|e| e.to_string())?;
-    out.path = path.steps.iter().map(|step| step.to.clone()).collect();
-    out.findings = lint::lint(tables, Some(&s.package))
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .filter(|f| f.channel == channel_name || f.entry == s.installed_csv)
-        .collect();
-    let pending = s.approval == Approval::Manual && s.state == "UpgradePending";
-    out.summary = match (path.outcome, out.path.first()) {
-        (Outcome::AlreadyAtHead, _) => format!(
-            "{} is the head of channel {channel_name:?}: nothing newer to install",
-            s.installed_csv
-        ),
-        (_, Some(next)) if pending => format!(
-            "an InstallPlan waits for approval (installPlanApproval: Manual) to install {}; OLM v0 does not look again until it is approved or deleted",
-            if s.current_csv.is_empty() {
-                next
-            } else {
-                &s.current_csv
+}
+
+fn failed(e: &Explanation) -> bool {
+    matches!(e.resolution, Some(Resolution::Fails { .. }))
+}
+
+/// Explains every Subscription and ClusterExtension of `state` (see the module docs).
+pub fn explain_state(tables: &Tables, state: &ClusterState) -> Report {
+    let mut report = Report::default();
+    let mut subscriptions: Vec<_> = state.subscriptions.iter().collect();
+    subscriptions.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    for s in subscriptions {
+        let csv = state
+            .csvs
+            .iter()
+            .find(|c| c.name == s.installed_csv && c.namespace == s.namespace);
+        match explain(tables, s, csv) {
+            Ok(mut e) => {
+                with_resolution(&mut e, resolution::resolve_namespace(tables, state, s));
+                report.subscriptions.push(e);
             }
-        ),
-        (_, Some(next)) => format!(
-            "OLM v0 installs {next} next, then the rest of the path ({} install(s) to {})",
-            out.path.len(),
-            out.path.last().unwrap_or(next)
-        ),
-        (_, None) => format!(
-            "stuck at {}: {}",
-            s.installed_csv,
-            path.stuck_reason
-                .clone()
-                .unwrap_or_else(|| "no way up".into())
-        ),
-    };
-    if out.path.is_empty() && path.outcome == Outcome::Stuck {
-        out.fixes = fixes(tables, s, &channel_name, &head);
-    }
-    Ok(out)
-}
-
-/// The smallest changes that would unstick `s`: in the catalog, an edge from the
-/// head; on the cluster, another channel of the package that has a way up.
-fn fixes(tables: &Tables, s: &Subscription, channel: &str, head: &str) -> Vec<String> {
-    let mut fixes = vec![format!(
-        "catalog: add {installed:?} to the skips of {head} in channel {channel:?} (or a skipRange on {head} that contains its version)",
-        installed = s.installed_csv
-    )];
-    let Some((_, package)) = tables.package(&s.package) else {
-        return fixes;
-    };
-    for other in package.channels.iter().filter(|c| c.name != channel) {
-        let query = PathQuery {
-            package: s.package.clone(),
-            channel: other.name.clone(),
-            from: s.installed_csv.clone(),
-            semantics: Semantics::V0,
-            ..PathQuery::default()
-        };
-        if let Ok(path) = upgrade_path(tables, &query)
-            && let Some(first) = path.steps.first()
-        {
-            fixes.push(format!(
-                "subscription: set spec.channel to {:?}, where OLM v0 installs {} next",
-                other.name, first.to
-            ));
+            Err(problem) => report.problems.push(format!(
+                "Subscription {}/{} ({}): {problem}",
+                s.namespace, s.name, s.origin
+            )),
         }
     }
-    fixes
+    let mut extensions: Vec<_> = state.extensions.iter().collect();
+    extensions.sort_by(|a, b| a.name.cmp(&b.name));
+    for x in extensions {
+        match explain_extension(tables, x) {
+            Ok(e) => report.extensions.push(e),
+            Err(problem) => report.problems.push(format!(
+                "ClusterExtension {} ({}): {problem}",
+                x.name, x.origin
+            )),
+        }
+    }
+    report
+}
+
+/// Adds what resolution says: a failure, or a dependency that rules out the
+/// graph's next hop, is what holds the subscription; a different next bundle is said.
+fn with_resolution(e: &mut Explanation, r: Resolution) {
+    match &r {
+        Resolution::Fails { error } => {
+            e.summary = format!(
+                "{}; but OLM v0 resolves nothing in this namespace: {error}",
+                e.summary
+            );
+        }
+        Resolution::Resolves {
+            next: None,
+            passed_over,
+        } if !e.installed.is_empty() => {
+            let held = e.path.first().and_then(|next| {
+                passed_over
+                    .iter()
+                    .find(|a| a.candidate.starts_with(next.as_str()))
+            });
+            if let (Some(next), Some(held)) = (e.path.first(), held) {
+                let reasons: Vec<&str> = held.reasons.iter().map(|r| r.plain.as_str()).collect();
+                e.summary = format!(
+                    "the graph's next hop is {next}, but OLM v0's resolution keeps {}: {}",
+                    e.installed,
+                    reasons.join("; ")
+                );
+                e.fixes
+                    .extend(reasons.iter().map(|r| format!("dependency: {r}")));
+            }
+        }
+        Resolution::Resolves {
+            next: Some(next), ..
+        } if e.path.first() != Some(next) => {
+            e.summary = format!("{}; OLM v0's resolution installs {next}", e.summary);
+        }
+        Resolution::Resolves { .. } => {}
+    }
+    e.resolution = Some(r);
 }
 
 #[cfg(test)]

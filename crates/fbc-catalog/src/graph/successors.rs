@@ -109,6 +109,20 @@ pub struct Rejected {
     pub version: String,
     /// Why it is not a candidate.
     pub reason: String,
+    /// Which test it failed.
+    #[serde(skip)]
+    pub kind: RejectKind,
+}
+
+/// The test a bundle failed, in the order they are applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RejectKind {
+    /// It is not an entry of a considered channel.
+    NotInChannels,
+    /// Its version is outside the range.
+    OutsideRange,
+    /// No edge from the installed bundle leads to it.
+    NoEdge,
 }
 
 /// The answer.
@@ -262,10 +276,11 @@ pub fn successors(tables: &Tables, q: &SuccessorQuery) -> Result<Successors, Gra
         let vr = bundle_version(bundle, q.release_mode);
         match judge(&p, q, bundle, &vr) {
             Ok(candidate) => candidates.push((vr, candidate)),
-            Err(reason) => rejected.push(Rejected {
+            Err((kind, reason)) => rejected.push(Rejected {
                 name: bundle.name.clone(),
                 version: bundle.version_text.clone(),
                 reason,
+                kind,
             }),
         }
     }
@@ -333,7 +348,7 @@ fn judge(
     q: &SuccessorQuery,
     bundle: &Bundle,
     vr: &VersionRelease,
-) -> Result<Candidate, String> {
+) -> Result<Candidate, (RejectKind, String)> {
     let channels: Vec<String> = p
         .channels
         .iter()
@@ -342,17 +357,20 @@ fn judge(
         .collect();
     if channels.is_empty() {
         let names: Vec<&str> = p.channels.iter().map(|c| c.channel.name.as_str()).collect();
-        return Err(format!(
-            "it is not an entry of the channels considered [{}]",
-            names.join(", ")
+        return Err((
+            RejectKind::NotInChannels,
+            format!(
+                "it is not an entry of the channels considered [{}]",
+                names.join(", ")
+            ),
         ));
     }
     if let (Some(range), Some(text)) = (&p.range, q.version_range.as_deref())
         && !masterminds::matches_bundle_version(range, &bundle.version)
     {
-        return Err(format!(
-            "its version {} is outside the range {text:?}",
-            vr.version
+        return Err((
+            RejectKind::OutsideRange,
+            format!("its version {} is outside the range {text:?}", vr.version),
         ));
     }
     let edges = match (&q.installed, &p.installed, q.policy) {
@@ -370,7 +388,10 @@ fn judge(
                 });
             }
             if edges.is_empty() {
-                return Err(no_edge_reason(p, bundle, installed, &iv.strict));
+                return Err((
+                    RejectKind::NoEdge,
+                    no_edge_reason(p, bundle, installed, &iv.strict),
+                ));
             }
             edges
         }

@@ -1,25 +1,27 @@
 use super::*;
-use crate::cluster::state::ClusterState;
 use crate::source::ParseLimits;
 use crate::tables::testing;
 
-/// `stable`: 1.0.0 → 1.1.0 → 1.2.0; `fast`: 1.2.0 skips 1.0.5, which no channel
-/// of `stable` reaches; 1.0.5 is only in `legacy`.
+/// `op`: `stable` 1.0.0 → 1.1.0 → 1.2.0, where 1.2.0 requires package `dep`,
+/// which the catalog does not have; `old` (deprecated) holds 1.0.0 alone.
 fn catalog() -> Tables {
-    let bundle = |name: &str, version: &str| {
+    let bundle = |name: &str, version: &str, extra: &str| {
         format!(
-            "schema: olm.bundle\npackage: op\nname: {name}\nimage: quay.io/op:{version}\nproperties:\n  - {{type: olm.package, value: {{packageName: op, version: \"{version}\"}}}}\n"
+            "schema: olm.bundle\npackage: op\nname: {name}\nimage: quay.io/op:{version}\nproperties:\n  - {{type: olm.package, value: {{packageName: op, version: \"{version}\"}}}}\n{extra}"
         )
     };
     let docs = [
         "schema: olm.package\nname: op\ndefaultChannel: stable\n".to_string(),
-        "schema: olm.channel\npackage: op\nname: stable\nentries:\n  - {name: op.v1.0.0}\n  - {name: op.v1.1.0, replaces: op.v1.0.0}\n  - {name: op.v1.2.0, replaces: op.v1.1.0}\n".to_string(),
-        "schema: olm.channel\npackage: op\nname: legacy\nentries:\n  - {name: op.v1.0.5}\n".to_string(),
-        "schema: olm.channel\npackage: op\nname: fast\nentries:\n  - {name: op.v1.2.0, skips: [op.v1.0.5]}\n".to_string(),
-        bundle("op.v1.0.0", "1.0.0"),
-        bundle("op.v1.0.5", "1.0.5"),
-        bundle("op.v1.1.0", "1.1.0"),
-        bundle("op.v1.2.0", "1.2.0"),
+        "schema: olm.channel\npackage: op\nname: stable\nentries:\n  - {name: op.v1.0.0}\n  - {name: op.v1.1.0, replaces: op.v1.0.0, skipRange: \">=0.9.0 <1.1.0\"}\n  - {name: op.v1.2.0, replaces: op.v1.1.0}\n".to_string(),
+        "schema: olm.channel\npackage: op\nname: old\nentries:\n  - {name: op.v1.0.0}\n".to_string(),
+        "schema: olm.deprecations\npackage: op\nentries:\n  - {reference: {schema: olm.channel, name: old}, message: use stable}\n".to_string(),
+        bundle("op.v1.0.0", "1.0.0", ""),
+        bundle("op.v1.1.0", "1.1.0", ""),
+        bundle(
+            "op.v1.2.0",
+            "1.2.0",
+            "  - {type: olm.package.required, value: {packageName: dep, versionRange: \">=1.0.0\"}}\n",
+        ),
     ];
     match testing::from_text("catalog.yaml", &docs.join("---\n")) {
         Ok(tables) => tables,
@@ -27,113 +29,124 @@ fn catalog() -> Tables {
     }
 }
 
-fn subscription(spec: &str, status: &str) -> Subscription {
-    let text = format!(
-        "kind: Subscription\nmetadata: {{name: op, namespace: ns}}\nspec: {{name: op, {spec}}}\nstatus: {{{status}}}\n"
-    );
-    let state =
-        ClusterState::read("s.yaml", text.as_bytes(), &ParseLimits::default()).expect("reads");
-    state.subscriptions[0].clone()
+fn state(text: &str) -> ClusterState {
+    ClusterState::read("state.yaml", text.as_bytes(), &ParseLimits::default()).expect("reads")
+}
+
+fn subscription(name: &str, spec: &str, installed: &str) -> String {
+    format!(
+        "kind: Subscription\nmetadata: {{name: {name}, namespace: ns}}\nspec: {{name: op, source: cat, sourceNamespace: olm, {spec}}}\nstatus: {{installedCSV: {installed}}}\n"
+    )
+}
+
+fn csv(name: &str, version: &str) -> String {
+    format!(
+        "kind: ClusterServiceVersion\nmetadata: {{name: {name}, namespace: ns}}\nspec: {{version: {version}}}\nstatus: {{phase: Succeeded}}\n"
+    )
 }
 
 #[test]
-fn the_next_hop_and_the_whole_path() {
-    let e = explain(
-        &catalog(),
-        &subscription("channel: stable", "installedCSV: op.v1.0.0"),
-    )
-    .expect("explains");
-    assert_eq!(
-        (e.channel.as_str(), e.head.as_str()),
-        ("stable", "op.v1.2.0")
+fn an_unsatisfiable_dependency_holds_a_subscription_the_graph_would_move() {
+    let text = [
+        subscription("op", "channel: stable", "op.v1.1.0"),
+        csv("op.v1.1.0", "1.1.0"),
+    ]
+    .join("---\n");
+    let report = explain_state(&catalog(), &state(&text));
+    let e = &report.subscriptions[0];
+    assert_eq!(e.path, ["op.v1.2.0"]);
+    let Some(Resolution::Resolves {
+        next: None,
+        passed_over,
+    }) = &e.resolution
+    else {
+        panic!(
+            "resolution should keep the installed CSV: {:?}",
+            e.resolution
+        );
+    };
+    assert!(
+        passed_over[0].candidate.starts_with("op.v1.2.0"),
+        "{passed_over:?}"
     );
-    assert_eq!(e.path, ["op.v1.1.0", "op.v1.2.0"]);
-    assert_eq!(
-        e.summary,
-        "OLM v0 installs op.v1.1.0 next, then the rest of the path (2 install(s) to op.v1.2.0)"
-    );
-    assert!(e.fixes.is_empty());
-}
-
-#[test]
-fn a_pending_manual_approval_is_what_holds_it() {
-    let e = explain(
-        &catalog(),
-        &subscription(
-            "channel: stable, installPlanApproval: Manual",
-            "installedCSV: op.v1.0.0, currentCSV: op.v1.1.0, state: UpgradePending",
-        ),
-    )
-    .expect("explains");
     assert!(
         e.summary.starts_with(
-            "an InstallPlan waits for approval (installPlanApproval: Manual) to install op.v1.1.0"
-        ),
+            "the graph's next hop is op.v1.2.0, but OLM v0's resolution keeps op.v1.1.0: "
+        ) && e.summary.contains("dep"),
         "{}",
         e.summary
     );
+    assert!(e.fixes[0].starts_with("dependency: "), "{:?}", e.fixes);
+    assert!(report.stuck());
 }
 
 #[test]
-fn at_the_head_nothing_is_newer_and_nothing_installed_starts_at_the_head_or_starting_csv() {
-    let t = catalog();
-    let e = explain(
-        &t,
-        &subscription("channel: stable", "installedCSV: op.v1.2.0"),
-    )
-    .expect("explains");
+fn the_resolution_agrees_with_the_path_when_it_goes_through() {
+    let text = [
+        subscription("op", "channel: stable", "op.v1.0.0"),
+        csv("op.v1.0.0", "1.0.0"),
+    ]
+    .join("---\n");
+    let report = explain_state(&catalog(), &state(&text));
+    let e = &report.subscriptions[0];
+    assert_eq!(e.path[0], "op.v1.1.0");
     assert_eq!(
-        e.summary,
-        "op.v1.2.0 is the head of channel \"stable\": nothing newer to install"
+        e.resolution,
+        Some(Resolution::Resolves {
+            next: Some("op.v1.1.0".into()),
+            passed_over: Vec::new(),
+        })
     );
-    let e = explain(&t, &subscription("", "")).expect("explains");
-    assert_eq!(
-        (e.channel.as_str(), e.summary.as_str()),
-        (
-            "stable",
-            "nothing is installed yet: OLM v0 installs op.v1.2.0 first"
-        )
-    );
-    let e = explain(&t, &subscription("startingCSV: op.v1.1.0", "")).expect("explains");
-    assert_eq!(
-        e.summary,
-        "nothing is installed yet: OLM v0 installs op.v1.1.0 first"
-    );
+    assert!(!report.stuck());
 }
 
 #[test]
-fn stuck_says_why_and_the_smallest_changes() {
-    let e = explain(
-        &catalog(),
-        &subscription("channel: stable", "installedCSV: op.v1.0.5"),
-    )
-    .expect("explains");
-    assert!(e.path.is_empty());
+fn a_bundle_gone_from_the_catalog_is_placed_by_its_csv_version() {
+    let text = [
+        subscription("op", "channel: stable", "op.v0.9.5"),
+        csv("op.v0.9.5", "0.9.5"),
+    ]
+    .join("---\n");
+    let e = &explain_state(&catalog(), &state(&text)).subscriptions[0];
+    assert_eq!(e.path, ["op.v1.1.0", "op.v1.2.0"], "{}", e.summary);
+}
+
+#[test]
+fn a_deprecated_channel_is_said_and_its_way_out_offered() {
+    let text = [
+        subscription("op", "channel: old", "op.v1.0.0"),
+        csv("op.v1.0.0", "1.0.0"),
+    ]
+    .join("---\n");
+    let e = &explain_state(&catalog(), &state(&text)).subscriptions[0];
+    assert_eq!(e.deprecations, ["channel \"old\": use stable"]);
     assert!(
-        e.summary.starts_with("stuck at op.v1.0.5: "),
-        "{}",
         e.summary
-    );
-    assert_eq!(
-        e.fixes,
-        [
-            "catalog: add \"op.v1.0.5\" to the skips of op.v1.2.0 in channel \"stable\" (or a skipRange on op.v1.2.0 that contains its version)",
-            "subscription: set spec.channel to \"fast\", where OLM v0 installs op.v1.2.0 next",
-        ]
+            .starts_with("op.v1.0.0 is the head of channel \"old\"")
     );
 }
 
 #[test]
-fn unknown_names_are_errors_that_name_the_field() {
-    let t = catalog();
-    let mut s = subscription("channel: nightly", "installedCSV: op.v1.0.0");
-    assert_eq!(
-        explain(&t, &s).expect_err("no channel"),
-        "package \"op\" has no channel \"nightly\" (spec.channel); it has: fast, legacy, stable"
+fn objects_that_cannot_be_explained_are_problems_and_the_rest_is_sorted() {
+    let text = [
+        subscription("b", "channel: stable", "op.v1.0.0"),
+        subscription("a", "channel: nope", "op.v1.0.0"),
+        "kind: ClusterExtension\nmetadata: {name: x}\nspec: {namespace: x, serviceAccount: {name: x}, source: {sourceType: Catalog, catalog: {packageName: missing}}}\n".to_string(),
+    ]
+    .join("---\n");
+    let report = explain_state(&catalog(), &state(&text));
+    assert_eq!(report.subscriptions.len(), 1);
+    assert_eq!(report.problems.len(), 2);
+    assert!(
+        report.problems[0].starts_with("Subscription ns/a (state.yaml")
+            && report.problems[0].contains("(spec.channel)"),
+        "{:?}",
+        report.problems
     );
-    s.package = "other".into();
-    assert_eq!(
-        explain(&t, &s).expect_err("no package"),
-        "the catalog has no package \"other\" (spec.name)"
+    assert!(
+        report.problems[1].starts_with("ClusterExtension x (state.yaml")
+            && report.problems[1].ends_with("(spec.source.catalog.packageName)"),
+        "{:?}",
+        report.problems
     );
 }

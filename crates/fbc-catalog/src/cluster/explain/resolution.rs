@@ -1,0 +1,141 @@
+//! Whether OLM v0's dependency resolution goes through for a subscription's
+//! namespace, as it stands in cluster state.
+//!
+//! In: a catalog's tables, the cluster state and one [`Subscription`]. Out: a
+//! [`Resolution`]: the bundle OLM v0 installs next for that subscription (or
+//! none), or the resolver's own failure text (`constraints not satisfiable: …`).
+//!
+//! OLM resolves every subscription of a namespace together, next to the CSVs
+//! installed there, so a dependency one operator cannot get holds back all of
+//! them. The request built here is [`crate::resolve`]'s: the catalog is the
+//! subscription's CatalogSource (its namespace is taken as OLM's global one, as on
+//! OpenShift), the namespace's subscriptions of that catalog, and the namespace's
+//! CSVs with the properties OLM wrote on them (`operatorframework.io/properties`).
+//! Subscriptions of other catalogs are left out: their catalogs are not here.
+
+use crate::cluster::state::{ClusterState, InstalledCsv, Subscription};
+use crate::resolve::explain::Alternative;
+use crate::resolve::{self, Outcome, request};
+use crate::tables::Tables;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// What OLM v0's resolution of the namespace says about the subscription.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "outcome")]
+pub enum Resolution {
+    /// It resolves; `next` is the bundle installed for the subscription, if any.
+    Resolves {
+        /// The bundle, or none when the subscription stays where it is.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        next: Option<String>,
+        /// Bundles of the package OLM v0 prefers but cannot install, each with
+        /// the constraints that rule it out (a dependency nothing provides, …).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        passed_over: Vec<Alternative>,
+    },
+    /// It does not: the resolver's words.
+    Fails {
+        /// `constraints not satisfiable: …`, or the error OLM stops with.
+        error: String,
+    },
+}
+
+/// Resolves `s`'s namespace (see the module docs).
+pub fn resolve_namespace(tables: &Tables, state: &ClusterState, s: &Subscription) -> Resolution {
+    let request = match request::parse(&request_json(tables, state, s).to_string()) {
+        Ok(request) => request,
+        Err(e) => {
+            return Resolution::Fails {
+                error: format!("the cluster state does not make a resolution: {e}"),
+            };
+        }
+    };
+    match resolve::resolve_explained(&[tables], &request, &resolve::Limits::default()) {
+        Ok((Outcome::Resolved(operators), why)) => Resolution::Resolves {
+            next: operators
+                .into_iter()
+                .find(|o| {
+                    o.subscription
+                        .as_deref()
+                        .is_some_and(|subs| subs.split(',').any(|n| n == s.name))
+                })
+                .map(|o| o.name),
+            passed_over: why
+                .choices
+                .into_iter()
+                .find(|c| c.package == s.package)
+                .map(|c| c.passed_over)
+                .unwrap_or_default(),
+        },
+        Ok((Outcome::Unsatisfiable { error, .. }, _)) => Resolution::Fails { error },
+        Err(e) => Resolution::Fails {
+            error: e.to_string(),
+        },
+    }
+}
+
+/// The request: `s`'s catalog and namespace, the subscriptions there of that
+/// catalog whose package the catalog has, and the CSVs there.
+fn request_json(tables: &Tables, state: &ClusterState, s: &Subscription) -> Value {
+    let same_catalog = |o: &Subscription| {
+        o.namespace == s.namespace
+            && o.source == s.source
+            && o.source_namespace == s.source_namespace
+    };
+    let catalog = if s.source.is_empty() {
+        "catalog"
+    } else {
+        &s.source
+    };
+    let subscriptions: Vec<Value> = state
+        .subscriptions
+        .iter()
+        .filter(|o| same_catalog(o) && (o.name == s.name || tables.package(&o.package).is_some()))
+        .map(|o| {
+            json!({
+                "name": o.name, "package": o.package, "channel": o.channel,
+                "startingCSV": o.starting_csv, "installedCSV": o.installed_csv,
+            })
+        })
+        .collect();
+    let installed: Vec<Value> = state
+        .csvs
+        .iter()
+        .filter(|c| c.namespace == s.namespace)
+        .map(|c| installed_json(tables, state, c))
+        .collect();
+    json!({
+        "catalog": {"name": catalog, "namespace": s.source_namespace},
+        "namespace": s.namespace,
+        "globalNamespace": s.source_namespace,
+        "subscriptions": subscriptions,
+        "installed": installed,
+    })
+}
+
+/// An installed CSV as the request has it: its package from the subscription
+/// that installed it, or the catalog; its properties from OLM's annotation.
+fn installed_json(tables: &Tables, state: &ClusterState, c: &InstalledCsv) -> Value {
+    let package = state
+        .subscriptions
+        .iter()
+        .find(|s| s.namespace == c.namespace && s.installed_csv == c.name)
+        .map(|s| s.package.clone())
+        .or_else(|| {
+            tables
+                .packages()
+                .iter()
+                .find(|p| p.bundle(&c.name).is_some())
+                .map(|p| p.name.clone())
+        })
+        .unwrap_or_default();
+    let properties = c
+        .olm_properties
+        .as_deref()
+        .and_then(|text| serde_json::from_str::<Value>(text).ok())
+        .and_then(|v| v.get("properties").cloned())
+        .filter(Value::is_array)
+        .unwrap_or_else(|| json!([]));
+    json!({"name": c.name, "package": package, "version": c.version, "properties": properties})
+}

@@ -1,7 +1,7 @@
 //! Compiles the protos without a system `protoc`:
 //!
 //! 1. protox parses `registry.proto`, `fbc/v1/graph.proto` and `fbc/v1/catalogs.proto` (with the
-//!    well-known types they import) into one descriptor set, written to
+//!    well-known types and `fbc/v1/{common,cluster}.proto` they import) into one descriptor set, written to
 //!    `$OUT_DIR/registry_descriptor.bin` for server reflection;
 //! 2. tonic-prost-build generates `api`'s messages and clients (`api.rs`), and
 //!    `fbc.v1`'s messages, client and server (`fbc.v1.rs`);
@@ -17,6 +17,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto/registry.proto");
     println!("cargo:rerun-if-changed=proto/fbc/v1/graph.proto");
     println!("cargo:rerun-if-changed=proto/fbc/v1/catalogs.proto");
+    println!("cargo:rerun-if-changed=proto/fbc/v1/cluster.proto");
+    println!("cargo:rerun-if-changed=proto/fbc/v1/common.proto");
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
     let compile = |files: &[&str]| -> Result<_, Box<dyn std::error::Error>> {
         Ok(protox::Compiler::new(["proto"])?

@@ -76,7 +76,10 @@ pub enum Command {
     CheckImages(crate::cli::check_images::CheckImagesArgs),
     /// Which installed bundles block an OpenShift upgrade to 4.Y through
     /// olm.maxOpenShiftVersion, and the upgrade path (or uninstall) that clears each.
-    ClusterUpgrade(crate::cli::cluster_upgrade::ClusterUpgradeArgs),
+    ClusterUpgrade(crate::cli::cluster::upgrade::ClusterUpgradeArgs),
+    /// For each Subscription (OLM v0) and ClusterExtension (OLM v1) of a cluster state:
+    /// where it is, what OLM does next, and when nothing moves, why and the smallest fix.
+    ExplainUpgrade(crate::cli::cluster::explain::ExplainUpgradeArgs),
     /// A catalog made of other catalogs and bundles (the FBC documents' catalog.yaml): one
     /// subdirectory per reference, validated as a whole, only changed references re-rendered.
     Compose(crate::cli::compose::ComposeArgs),

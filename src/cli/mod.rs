@@ -8,7 +8,7 @@
 
 pub(crate) mod args;
 pub(crate) mod check_images;
-pub(crate) mod cluster_upgrade;
+pub(crate) mod cluster;
 pub(crate) mod compose;
 pub(crate) mod diff;
 pub(crate) mod filter;
@@ -79,7 +79,8 @@ pub fn main() -> ExitCode {
         Command::Render(args) => render::run(&args),
         Command::Template(args) => template::run(&args),
         Command::CheckImages(args) => check_images::run(&args),
-        Command::ClusterUpgrade(args) => cluster_upgrade::run(&args),
+        Command::ClusterUpgrade(args) => cluster::upgrade::run(&args),
+        Command::ExplainUpgrade(args) => cluster::explain::run(&args),
         Command::Compose(args) => compose::run(&args),
         Command::Publish(args) => publish::run(&args),
         Command::Probe(args) => probe::main(&args.args),

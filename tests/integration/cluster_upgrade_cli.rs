@@ -65,7 +65,7 @@ fn nothing_blocking_is_exit_0_and_json_says_why() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
         out,
-        r#"{"blocked":false,"notes":[],"to":"4.15","verdicts":[{"blocks":false,"installed":{"bundle":"op.v1.1.0","channel":"","olm":"V0","owner":"--installed","package":"op"},"max":{"major":4,"minor":15},"readFrom":"catalog","wayOut":{"kind":"none"}}]}
+        r#"{"blocked":false,"notes":[],"to":"4.15","verdicts":[{"blocks":false,"installed":{"bundle":"op.v1.1.0","channel":"","olm":"V0","owner":"--installed","package":"op"},"max":"4.15","readFrom":"catalog","wayOut":{"kind":"none"}}]}
 "#
     );
 }
@@ -157,4 +157,43 @@ fn lint_target_olm_v1_names_each_reason_and_refusals_are_warnings() {
         err.contains("unknown lint target \"ocp-4.17\": known targets: olm-v1"),
         "{err}"
     );
+}
+
+#[tokio::test]
+async fn the_server_answers_as_the_offline_cli_does() {
+    let server = crate::harness::TestServer::start(std::path::Path::new(&fixture("catalog"))).await;
+    let addr = server.addr.to_string();
+    let state = fixture("state.yaml");
+    let (offline, remote) = tokio::task::spawn_blocking(move || {
+        let args = |source: Vec<String>| {
+            let mut child = Command::new(BIN)
+                .arg("cluster-upgrade")
+                .args(source)
+                .args([
+                    "--to",
+                    "4.16",
+                    "--cluster-state",
+                    &state,
+                    "--installed",
+                    "op.v1.1.0",
+                    "-o",
+                    "json",
+                ])
+                .output()
+                .expect("run");
+            child.stdout.push(b'|');
+            (
+                child.status.code(),
+                String::from_utf8_lossy(&child.stdout).into_owned(),
+            )
+        };
+        (
+            args(vec![fixture("catalog")]),
+            args(vec!["--addr".into(), addr]),
+        )
+    })
+    .await
+    .expect("cli");
+    assert_eq!(offline.0, Some(2), "{offline:?}");
+    assert_eq!(offline, remote);
 }

@@ -34,6 +34,7 @@ mod cli;
 mod cluster_upgrade_cli;
 mod conformance;
 mod diff_cli;
+mod explain_upgrade_cli;
 mod filter_cli;
 mod filter_differential;
 mod graph;

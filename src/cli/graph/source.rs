@@ -165,6 +165,51 @@ impl Source {
         }
     }
 
+    /// `ExplainUpgrade`, giving up after `timeout`; offline, the cluster state is
+    /// read with `limits`.
+    pub fn explain_upgrade(
+        &mut self,
+        r: pb::ExplainUpgradeRequest,
+        limits: &fbc_catalog::source::ParseLimits,
+        timeout: std::time::Duration,
+    ) -> Result<pb::ExplainUpgradeResponse, AskError> {
+        match self {
+            Source::Offline(t) => Ok(crate::grpc::graph::cluster::explain_upgrade(
+                t,
+                &r,
+                limits,
+                Some(std::time::Instant::now() + timeout),
+            )?),
+            Source::Remote(remote) => {
+                let Remote { runtime, client } = &mut **remote;
+                let mut request = tonic::Request::new(r);
+                request.set_timeout(timeout);
+                Ok(runtime
+                    .block_on(client.explain_upgrade(request))?
+                    .into_inner())
+            }
+        }
+    }
+
+    /// `CheckClusterUpgrade`; offline, the cluster state is read with `limits`.
+    pub fn check_cluster_upgrade(
+        &mut self,
+        r: pb::CheckClusterUpgradeRequest,
+        limits: &fbc_catalog::source::ParseLimits,
+    ) -> Result<pb::CheckClusterUpgradeResponse, AskError> {
+        match self {
+            Source::Offline(t) => Ok(crate::grpc::graph::cluster::check_cluster_upgrade(
+                t, &r, limits,
+            )?),
+            Source::Remote(remote) => {
+                let Remote { runtime, client } = &mut **remote;
+                Ok(runtime
+                    .block_on(client.check_cluster_upgrade(r))?
+                    .into_inner())
+            }
+        }
+    }
+
     /// `Lint`.
     pub fn lint(&mut self, r: pb::LintRequest) -> Result<pb::LintResponse, AskError> {
         match self {

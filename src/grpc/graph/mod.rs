@@ -12,11 +12,13 @@
 
 pub mod answer;
 pub(crate) mod catalog_diff;
+pub(crate) mod cluster;
 pub(crate) mod resolve;
 
 use crate::fbc_v1 as pb;
 use crate::fleet::Fleet;
 use crate::snapshot::{Catalog, Snapshot};
+use fbc_catalog::source::ParseLimits;
 use fbc_catalog::tables::Tables;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -277,6 +279,44 @@ impl pb::graph_server::Graph for Graph {
         let snap = snapshot(&self.target(&upload.catalog)?, &upload.snapshot_digest)?;
         let info = snapshot_info(&snap);
         let reply = on_tables(snap, move |t| catalog_diff::answer(t, &upload.bytes, info)).await?;
+        Ok(Response::new(reply))
+    }
+
+    async fn explain_upgrade(
+        &self,
+        request: Request<pb::ExplainUpgradeRequest>,
+    ) -> Result<Response<pb::ExplainUpgradeResponse>, Status> {
+        let budget = call_timeout(&request).map_or(MAX_RESOLVE_TIME, |t| t.min(MAX_RESOLVE_TIME));
+        let deadline = Instant::now() + budget;
+        let r = request.into_inner();
+        let snap = snapshot(&self.target(&r.catalog)?, &r.snapshot_digest)?;
+        let info = snapshot_info(&snap);
+        // each namespace's resolution is a SAT solve: one permit per core, as Resolve
+        let permit = tokio::time::timeout(budget, self.solving.clone().acquire_owned())
+            .await
+            .map_err(|_| Status::deadline_exceeded("every solver was busy until the deadline"))?
+            .map_err(|_| Status::unavailable("the server is stopping"))?;
+        let mut reply = on_tables(snap, move |t| {
+            let _permit = permit;
+            cluster::explain_upgrade(t, &r, &ParseLimits::default(), Some(deadline))
+        })
+        .await?;
+        reply.snapshot = Some(info);
+        Ok(Response::new(reply))
+    }
+
+    async fn check_cluster_upgrade(
+        &self,
+        request: Request<pb::CheckClusterUpgradeRequest>,
+    ) -> Result<Response<pb::CheckClusterUpgradeResponse>, Status> {
+        let r = request.into_inner();
+        let snap = snapshot(&self.target(&r.catalog)?, &r.snapshot_digest)?;
+        let info = snapshot_info(&snap);
+        let mut reply = on_tables(snap, move |t| {
+            cluster::check_cluster_upgrade(t, &r, &ParseLimits::default())
+        })
+        .await?;
+        reply.snapshot = Some(info);
         Ok(Response::new(reply))
     }
 

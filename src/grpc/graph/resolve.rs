@@ -142,7 +142,7 @@ pub fn resolve(
         }
         ResolveError::Solve(e) => Status::internal(e.to_string()),
     })?;
-    let explanation = explanation.map(explanation_pb);
+    let explanation = explanation.map(crate::views::graph::convert::resolve_explanation);
     Ok(match outcome {
         Outcome::Resolved(operators) => pb::ResolveResponse {
             operators: operators
@@ -167,40 +167,4 @@ pub fn resolve(
             ..Default::default()
         },
     })
-}
-
-fn explanation_pb(e: olm::Explanation) -> pb::Explanation {
-    let reason = |r: olm::explain::Reason| pb::Reason {
-        olm: r.olm,
-        plain: r.plain,
-    };
-    pb::Explanation {
-        minimal_unsat_constraints: e
-            .minimal_unsat_constraints
-            .into_iter()
-            .map(reason)
-            .collect(),
-        choices: e
-            .choices
-            .into_iter()
-            .map(|c| pb::ResolveChoice {
-                operator: c.operator,
-                package: c.package,
-                channel: c.channel,
-                because: Some(reason(c.because)),
-                rank: c.rank as u32,
-                candidates: c.candidates as u32,
-                passed_over: c
-                    .passed_over
-                    .into_iter()
-                    .map(|p| pb::PassedOver {
-                        candidate: p.candidate,
-                        reasons: p.reasons.into_iter().map(reason).collect(),
-                        given_choices: p.given_choices,
-                    })
-                    .collect(),
-                less_preferred: c.less_preferred,
-            })
-            .collect(),
-    }
 }

@@ -11,6 +11,7 @@ use fbc_catalog::graph::lint::{LintWarning, Severity};
 use fbc_catalog::graph::successors::{Candidate, Rejected, Successors};
 use fbc_catalog::graph::upgrade_path::{Outcome, Step, UpgradePath};
 use fbc_catalog::graph::{Edge, EdgeKind};
+use fbc_catalog::resolve::explain::{Alternative, Explanation, Reason};
 use fbc_catalog::version_range::check::RangeCheck;
 
 /// The proto edge kind.
@@ -208,5 +209,47 @@ pub fn lint_finding(w: LintWarning) -> pb::LintFinding {
         channel: w.channel,
         entry: w.entry,
         message: w.message,
+    }
+}
+
+/// One constraint in OLM's and plain words.
+pub fn reason(r: Reason) -> pb::Reason {
+    pb::Reason {
+        olm: r.olm,
+        plain: r.plain,
+    }
+}
+
+/// A preferred candidate the resolution passed over.
+pub fn passed_over(p: Alternative) -> pb::PassedOver {
+    pb::PassedOver {
+        candidate: p.candidate,
+        reasons: p.reasons.into_iter().map(reason).collect(),
+        given_choices: p.given_choices,
+    }
+}
+
+/// Why a resolution came out as it did.
+pub fn resolve_explanation(e: Explanation) -> pb::Explanation {
+    pb::Explanation {
+        minimal_unsat_constraints: e
+            .minimal_unsat_constraints
+            .into_iter()
+            .map(reason)
+            .collect(),
+        choices: e
+            .choices
+            .into_iter()
+            .map(|c| pb::ResolveChoice {
+                operator: c.operator,
+                package: c.package,
+                channel: c.channel,
+                because: Some(reason(c.because)),
+                rank: c.rank as u32,
+                candidates: c.candidates as u32,
+                passed_over: c.passed_over.into_iter().map(passed_over).collect(),
+                less_preferred: c.less_preferred,
+            })
+            .collect(),
     }
 }

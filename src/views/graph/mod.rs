@@ -5,5 +5,6 @@
 //! or `serde_json` values and text. The answering itself is
 //! [`crate::grpc::graph::answer`]'s.
 
+pub(crate) mod cluster;
 pub(crate) mod convert;
 pub(crate) mod json;

@@ -19,9 +19,12 @@ pub mod v0;
 pub mod v1;
 
 use crate::cluster::state::ClusterState;
+use crate::resolve;
 use crate::tables::Tables;
 use resolution::Resolution;
 use serde::Serialize;
+use std::collections::HashMap;
+use std::time::Instant;
 pub use v0::{Explanation, explain};
 pub use v1::{ExtensionExplanation, explain_extension};
 
@@ -57,8 +60,28 @@ fn failed(e: &Explanation) -> bool {
     matches!(e.resolution, Some(Resolution::Fails { .. }))
 }
 
-/// Explains every Subscription and ClusterExtension of `state` (see the module docs).
-pub fn explain_state(tables: &Tables, state: &ClusterState) -> Report {
+/// Most Subscriptions and ClusterExtensions one report explains.
+pub const MAX_EXPLAINED: usize = 2_000;
+
+/// Explains every Subscription and ClusterExtension of `state` (see the module
+/// docs); each namespace's resolution stops at `deadline`. More than
+/// [`MAX_EXPLAINED`] objects is an error.
+pub fn explain_state(
+    tables: &Tables,
+    state: &ClusterState,
+    deadline: Option<Instant>,
+) -> Result<Report, String> {
+    let objects = state.subscriptions.len() + state.extensions.len();
+    if objects > MAX_EXPLAINED {
+        return Err(format!(
+            "the cluster state has {objects} Subscriptions and ClusterExtensions; at most {MAX_EXPLAINED} are explained at once"
+        ));
+    }
+    let limits = resolve::Limits {
+        deadline,
+        ..resolve::Limits::default()
+    };
+    let mut groups: HashMap<(String, String, String), resolution::Group> = HashMap::new();
     let mut report = Report::default();
     let mut subscriptions: Vec<_> = state.subscriptions.iter().collect();
     subscriptions.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
@@ -69,7 +92,10 @@ pub fn explain_state(tables: &Tables, state: &ClusterState) -> Report {
             .find(|c| c.name == s.installed_csv && c.namespace == s.namespace);
         match explain(tables, s, csv) {
             Ok(mut e) => {
-                with_resolution(&mut e, resolution::resolve_namespace(tables, state, s));
+                let group = groups
+                    .entry(resolution::group_key(s))
+                    .or_insert_with(|| resolution::resolve_group(tables, state, s, &limits));
+                with_resolution(&mut e, group.for_subscription(s));
                 report.subscriptions.push(e);
             }
             Err(problem) => report.problems.push(format!(
@@ -89,7 +115,7 @@ pub fn explain_state(tables: &Tables, state: &ClusterState) -> Report {
             )),
         }
     }
-    report
+    Ok(report)
 }
 
 /// Adds what resolution says: a failure, or a dependency that rules out the

@@ -10,12 +10,14 @@
 //! them. The request built here is [`crate::resolve`]'s: the catalog is the
 //! subscription's CatalogSource (its namespace is taken as OLM's global one, as on
 //! OpenShift), the namespace's subscriptions of that catalog, and the namespace's
-//! CSVs with the properties OLM wrote on them (`operatorframework.io/properties`).
+//! CSVs with the properties OLM wrote on them (`operatorframework.io/properties`;
+//! without it, or without the CSV, the catalog's bundle of that name stands in).
 //! Subscriptions of other catalogs are left out: their catalogs are not here.
 
 use crate::cluster::state::{ClusterState, InstalledCsv, Subscription};
-use crate::resolve::explain::Alternative;
-use crate::resolve::{self, Outcome, request};
+use crate::model::Bundle;
+use crate::resolve::explain::{Alternative, Explanation as Explained};
+use crate::resolve::{self, Operator, Outcome, request};
 use crate::tables::Tables;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -41,37 +43,64 @@ pub enum Resolution {
     },
 }
 
-/// Resolves `s`'s namespace (see the module docs).
-pub fn resolve_namespace(tables: &Tables, state: &ClusterState, s: &Subscription) -> Resolution {
-    let request = match request::parse(&request_json(tables, state, s).to_string()) {
-        Ok(request) => request,
-        Err(e) => {
-            return Resolution::Fails {
-                error: format!("the cluster state does not make a resolution: {e}"),
-            };
-        }
+/// One resolution of a namespace against one catalog: what every subscription
+/// there of that catalog gets.
+#[derive(Clone, Debug)]
+pub struct Group {
+    outcome: Result<(Vec<Operator>, Explained), String>,
+}
+
+/// The subscriptions resolved together: namespace, catalog name, catalog namespace.
+pub fn group_key(s: &Subscription) -> (String, String, String) {
+    (
+        s.namespace.clone(),
+        s.source.clone(),
+        s.source_namespace.clone(),
+    )
+}
+
+/// Resolves `s`'s namespace (see the module docs) within `limits`.
+pub fn resolve_group(
+    tables: &Tables,
+    state: &ClusterState,
+    s: &Subscription,
+    limits: &resolve::Limits,
+) -> Group {
+    let outcome = match request::parse(&request_json(tables, state, s).to_string()) {
+        Err(e) => Err(format!("the cluster state does not make a resolution: {e}")),
+        Ok(request) => match resolve::resolve_explained(&[tables], &request, limits) {
+            Ok((Outcome::Resolved(operators), why)) => Ok((operators, why)),
+            Ok((Outcome::Unsatisfiable { error, .. }, _)) => Err(error),
+            Err(e) => Err(e.to_string()),
+        },
     };
-    match resolve::resolve_explained(&[tables], &request, &resolve::Limits::default()) {
-        Ok((Outcome::Resolved(operators), why)) => Resolution::Resolves {
-            next: operators
-                .into_iter()
-                .find(|o| {
-                    o.subscription
-                        .as_deref()
-                        .is_some_and(|subs| subs.split(',').any(|n| n == s.name))
-                })
-                .map(|o| o.name),
-            passed_over: why
-                .choices
-                .into_iter()
-                .find(|c| c.package == s.package)
-                .map(|c| c.passed_over)
-                .unwrap_or_default(),
-        },
-        Ok((Outcome::Unsatisfiable { error, .. }, _)) => Resolution::Fails { error },
-        Err(e) => Resolution::Fails {
-            error: e.to_string(),
-        },
+    Group { outcome }
+}
+
+impl Group {
+    /// What the group's resolution says about `s`.
+    pub fn for_subscription(&self, s: &Subscription) -> Resolution {
+        match &self.outcome {
+            Err(error) => Resolution::Fails {
+                error: error.clone(),
+            },
+            Ok((operators, why)) => Resolution::Resolves {
+                next: operators
+                    .iter()
+                    .find(|o| {
+                        o.subscription
+                            .as_deref()
+                            .is_some_and(|subs| subs.split(',').any(|n| n == s.name))
+                    })
+                    .map(|o| o.name.clone()),
+                passed_over: why
+                    .choices
+                    .iter()
+                    .find(|c| c.package == s.package)
+                    .map(|c| c.passed_over.clone())
+                    .unwrap_or_default(),
+            },
+        }
     }
 }
 
@@ -99,12 +128,25 @@ fn request_json(tables: &Tables, state: &ClusterState, s: &Subscription) -> Valu
             })
         })
         .collect();
-    let installed: Vec<Value> = state
+    let mut installed: Vec<Value> = state
         .csvs
         .iter()
         .filter(|c| c.namespace == s.namespace)
         .map(|c| installed_json(tables, state, c))
         .collect();
+    // a subscription's installed CSV the state left out: the catalog's bundle stands in
+    for o in state.subscriptions.iter().filter(|o| same_catalog(o)) {
+        let listed = state
+            .csvs
+            .iter()
+            .any(|c| c.namespace == o.namespace && c.name == o.installed_csv);
+        if let (false, Some(bundle)) = (listed, catalog_bundle(tables, &o.installed_csv)) {
+            installed.push(json!({
+                "name": o.installed_csv, "package": o.package,
+                "version": bundle.version_text, "properties": catalog_properties(bundle),
+            }));
+        }
+    }
     json!({
         "catalog": {"name": catalog, "namespace": s.source_namespace},
         "namespace": s.namespace,
@@ -130,12 +172,37 @@ fn installed_json(tables: &Tables, state: &ClusterState, c: &InstalledCsv) -> Va
                 .map(|p| p.name.clone())
         })
         .unwrap_or_default();
+    // OLM writes the annotation from the catalog's properties; without it, the
+    // catalog's bundle is the best account of what the CSV provides
     let properties = c
         .olm_properties
         .as_deref()
         .and_then(|text| serde_json::from_str::<Value>(text).ok())
         .and_then(|v| v.get("properties").cloned())
         .filter(Value::is_array)
+        .or_else(|| catalog_bundle(tables, &c.name).map(catalog_properties))
         .unwrap_or_else(|| json!([]));
     json!({"name": c.name, "package": package, "version": c.version, "properties": properties})
+}
+
+/// The catalog's bundle named `name`, if one package has it.
+fn catalog_bundle<'t>(tables: &'t Tables, name: &str) -> Option<&'t Bundle> {
+    if name.is_empty() {
+        return None;
+    }
+    tables.packages().iter().find_map(|p| p.bundle(name))
+}
+
+/// A bundle's properties as OLM copies them onto its CSV (not the manifests).
+fn catalog_properties(bundle: &Bundle) -> Value {
+    let list: Vec<Value> = bundle
+        .properties
+        .iter()
+        .filter(|p| !matches!(p.typ.as_str(), "olm.bundle.object" | "olm.csv.metadata"))
+        .filter_map(|p| {
+            let value: Value = serde_json::from_str(&p.value_json).ok()?;
+            Some(json!({"type": p.typ, "value": value}))
+        })
+        .collect();
+    Value::Array(list)
 }

@@ -52,7 +52,7 @@ fn an_unsatisfiable_dependency_holds_a_subscription_the_graph_would_move() {
         csv("op.v1.1.0", "1.1.0"),
     ]
     .join("---\n");
-    let report = explain_state(&catalog(), &state(&text));
+    let report = explain_state(&catalog(), &state(&text), None).expect("explains");
     let e = &report.subscriptions[0];
     assert_eq!(e.path, ["op.v1.2.0"]);
     let Some(Resolution::Resolves {
@@ -87,7 +87,7 @@ fn the_resolution_agrees_with_the_path_when_it_goes_through() {
         csv("op.v1.0.0", "1.0.0"),
     ]
     .join("---\n");
-    let report = explain_state(&catalog(), &state(&text));
+    let report = explain_state(&catalog(), &state(&text), None).expect("explains");
     let e = &report.subscriptions[0];
     assert_eq!(e.path[0], "op.v1.1.0");
     assert_eq!(
@@ -107,7 +107,9 @@ fn a_bundle_gone_from_the_catalog_is_placed_by_its_csv_version() {
         csv("op.v0.9.5", "0.9.5"),
     ]
     .join("---\n");
-    let e = &explain_state(&catalog(), &state(&text)).subscriptions[0];
+    let e = &explain_state(&catalog(), &state(&text), None)
+        .expect("explains")
+        .subscriptions[0];
     assert_eq!(e.path, ["op.v1.1.0", "op.v1.2.0"], "{}", e.summary);
 }
 
@@ -118,7 +120,9 @@ fn a_deprecated_channel_is_said_and_its_way_out_offered() {
         csv("op.v1.0.0", "1.0.0"),
     ]
     .join("---\n");
-    let e = &explain_state(&catalog(), &state(&text)).subscriptions[0];
+    let e = &explain_state(&catalog(), &state(&text), None)
+        .expect("explains")
+        .subscriptions[0];
     assert_eq!(e.deprecations, ["channel \"old\": use stable"]);
     assert!(
         e.summary
@@ -134,7 +138,7 @@ fn objects_that_cannot_be_explained_are_problems_and_the_rest_is_sorted() {
         "kind: ClusterExtension\nmetadata: {name: x}\nspec: {namespace: x, serviceAccount: {name: x}, source: {sourceType: Catalog, catalog: {packageName: missing}}}\n".to_string(),
     ]
     .join("---\n");
-    let report = explain_state(&catalog(), &state(&text));
+    let report = explain_state(&catalog(), &state(&text), None).expect("explains");
     assert_eq!(report.subscriptions.len(), 1);
     assert_eq!(report.problems.len(), 2);
     assert!(
@@ -149,4 +153,14 @@ fn objects_that_cannot_be_explained_are_problems_and_the_rest_is_sorted() {
         "{:?}",
         report.problems
     );
+}
+
+#[test]
+fn more_objects_than_the_limit_is_an_error_not_a_long_wait() {
+    let one = subscription("s", "channel: stable", "op.v1.0.0");
+    let mut many = ClusterState::default();
+    let s = state(&one).subscriptions[0].clone();
+    many.subscriptions = vec![s; MAX_EXPLAINED + 1];
+    let err = explain_state(&catalog(), &many, None).expect_err("too many");
+    assert!(err.contains("at most 2000 are explained at once"), "{err}");
 }

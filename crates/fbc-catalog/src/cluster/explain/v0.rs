@@ -163,6 +163,9 @@ pub fn explain(
     };
     if out.path.is_empty() && path.outcome == Outcome::Stuck {
         out.fixes = fixes(tables, s, &channel_name, &head);
+    } else if channel.deprecation.is_some() && out.path.is_empty() {
+        // at the head of a deprecated channel: the way on is another channel
+        out.fixes = other_channels(tables, s, &channel_name);
     }
     Ok(out)
 }
@@ -174,6 +177,14 @@ fn fixes(tables: &Tables, s: &Subscription, channel: &str, head: &str) -> Vec<St
         "catalog: add {installed:?} to the skips of {head} in channel {channel:?} (or a skipRange on {head} that contains its version)",
         installed = s.installed_csv
     )];
+    fixes.extend(other_channels(tables, s, channel));
+    fixes
+}
+
+/// For each other channel of the package with a way up from the installed
+/// bundle: moving the subscription there, and what OLM v0 installs next.
+fn other_channels(tables: &Tables, s: &Subscription, channel: &str) -> Vec<String> {
+    let mut fixes = Vec::new();
     let Some((_, package)) = tables.package(&s.package) else {
         return fixes;
     };

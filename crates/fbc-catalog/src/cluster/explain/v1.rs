@@ -107,10 +107,13 @@ pub fn explain_extension(
         out.left_out[0].reason
     );
     out.fixes = spec_fixes(tables, e);
-    out.fixes.push(format!(
-        "catalog: add {:?} to the skips of {} (or a skipRange on it that contains {})",
-        e.installed_name, out.left_out[0].name, e.installed_version
-    ));
+    // an edge helps only a bundle the spec allows and the graph leaves out
+    if let Some(target) = out.left_out.iter().find(|r| r.kind == RejectKind::NoEdge) {
+        out.fixes.push(format!(
+            "catalog: add {:?} to the skips of {} (or a skipRange on it that contains {})",
+            e.installed_name, target.name, e.installed_version
+        ));
+    }
     Ok(out)
 }
 

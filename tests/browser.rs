@@ -351,6 +351,19 @@ fn package_page_draws_the_graph_and_answers_what_next(driver: PathBuf) -> Result
         if !answer.contains("2.1.0") {
             return Err(format!("the answer for 2.1.0: {answer}").into());
         }
+        // OLM v1 readiness: a verdict for the head and a row per bundle, shown
+        let rows = script(
+            client,
+            "const s = document.querySelector('#olm-v1'); return s && s.getBoundingClientRect().height > 0 ? s.querySelectorAll('tbody tr').length : -1;",
+        )
+        .await?;
+        expect_eq("OLM v1 rows, one per bundle", rows, json!(4))?;
+        let verdict = text_of(client, "#olm-v1 .verdict").await?;
+        if !verdict.contains("OLM v1")
+            || !verdict.contains("head of channel stable (widget-operator.v2.0.0)")
+        {
+            return Err(format!("the OLM v1 verdict: {verdict}").into());
+        }
         nothing_ran(client).await
     })
 }

@@ -239,7 +239,6 @@ const READINESS: &[ReadinessRow] = &[
 ];
 
 fn every_shared_catalog_has_the_olm_v1_readiness_docs_list(root: PathBuf) -> Result<(), Failed> {
-    use fbc_catalog::cluster::readiness::{Summary, readiness};
     let mut report = String::new();
     let mut names: Vec<String> = std::fs::read_dir(&root)
         .map_err(|e| e.to_string())?
@@ -253,21 +252,9 @@ fn every_shared_catalog_has_the_olm_v1_readiness_docs_list(root: PathBuf) -> Res
         let loaded = fbc_catalog::load::load_model(&dir, &Default::default())
             .map_err(|e| format!("{name}: {e:?}"))?;
         let tables = loaded.tables(&dir, Default::default());
-        let mut summary = Summary::default();
-        let mut heads_ready = 0;
-        for package in tables.packages() {
-            for bundle in &package.bundles {
-                summary.add(&readiness(package, bundle));
-            }
-            let head = package
-                .channels
-                .iter()
-                .find(|c| c.name == package.default_channel)
-                .and_then(|c| package.bundle(&c.head_entry().name));
-            if head.is_some_and(|b| readiness(package, b).installable) {
-                heads_ready += 1;
-            }
-        }
+        let ready = fbc_catalog::cluster::readiness::catalog(&tables, None)
+            .map_err(|e| format!("{name}: {e}"))?;
+        let (summary, heads_ready) = (ready.bundles, ready.installable_packages);
         let by_rule: Vec<(String, String, usize)> = summary
             .by_rule
             .iter()

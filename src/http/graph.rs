@@ -3,7 +3,9 @@
 //!
 //! In: `GET /catalogs/{name}/api/v1/graph?package=P[&format=json|dot|mermaid|svg]`
 //! and `GET …/api/v1/successors?package=P[&installed=BUNDLE][&version=V]
-//! [&range=R][&channel=C…][&policy=catalog|self][&explain=true]`. Out: the same
+//! [&range=R][&channel=C…][&policy=catalog|self][&explain=true]`, and
+//! `GET …/api/v1/readiness[?package=P]` (OLM v1 readiness, per bundle and
+//! summed over the catalog). Out: the same
 //! answers as `fbc-registry graph` and `fbc-registry successors -o json` (one
 //! renderer, [`crate::views::graph::json`]), computed on the blocking pool
 //! from the request's snapshot, with the snapshot's validators; errors as
@@ -142,6 +144,31 @@ pub async fn successors(state: ApiState, method: Method, uri: Uri, headers: Head
             content_type: "application/json",
         })
     })
+    .await
+}
+
+/// `GET|HEAD …/api/v1/readiness[?package=P]`: can OLM v1 install each bundle,
+/// with every reason, and "n of m packages installable, by reason".
+pub async fn readiness(state: ApiState, method: Method, uri: Uri, headers: HeaderMap) -> Reply {
+    serve(
+        state,
+        method,
+        uri,
+        headers,
+        &["package"],
+        |tables, query| {
+            let package = text(query, "package")?;
+            let ready = fbc_catalog::cluster::readiness::catalog(
+                tables,
+                Some(package.as_str()).filter(|p| !p.is_empty()),
+            )
+            .map_err(|e| from_status(answer::status(e)))?;
+            Ok(Answer {
+                body: Bytes::from(format!("{}\n", serde_json::json!(ready))),
+                content_type: "application/json",
+            })
+        },
+    )
     .await
 }
 

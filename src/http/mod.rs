@@ -17,7 +17,7 @@
 //! | [`icons`] | `/icons/{package}` → a package's icon, cacheable, never HTML |
 //! | [`graphql`] | `POST /graphql` → catalogd's GraphQL answers ([`crate::views::graphql`]) |
 //! | [`browser`] | `/`, `/packages/{name}`, `/assets/…` → the catalog browser's pages |
-//! | [`graph`] | `/graph`, `/successors` → the upgrade graph and OLM v1's successors (ours) |
+//! | [`graph`] | `/graph`, `/successors`, `/readiness` → the upgrade graph, OLM v1's successors and readiness (ours) |
 //! | [`across`] | `/api/v1/catalogs`, `/api/v1/packages?q=`, `…/{package}/providers` → questions across every catalog (ours) |
 //! | [`content`] | a prepared resource + request → 200/206/304/412/416 with the headers |
 //! | [`conditional`] | request headers + validators → Go's precondition verdict |

@@ -31,6 +31,8 @@ pub(crate) mod paths {
     pub const GRAPH: &str = "/catalogs/{catalog}/api/v1/graph";
     /// OLM v1's successors (ours).
     pub const SUCCESSORS: &str = "/catalogs/{catalog}/api/v1/successors";
+    /// OLM v1 readiness (ours).
+    pub const READINESS: &str = "/catalogs/{catalog}/api/v1/readiness";
     /// catalogd's GraphQL.
     pub const GRAPHQL: &str = "/catalogs/{catalog}/api/v1/graphql";
     /// Where the catalog came from and how its updates fare (catalogd's ClusterCatalog status).
@@ -52,9 +54,9 @@ pub(crate) mod paths {
     /// The metrics listener's one route.
     pub const METRICS: &str = "/metrics";
     /// All of them.
-    pub const ALL_ROUTES: [&str; 14] = [
-        ALL, METAS, GRAPH, SUCCESSORS, GRAPHQL, STATUS, ICON, CATALOGS, PACKAGES, PROVIDERS, HOME,
-        PACKAGE, ASSET, METRICS,
+    pub const ALL_ROUTES: [&str; 15] = [
+        ALL, METAS, GRAPH, SUCCESSORS, READINESS, GRAPHQL, STATUS, ICON, CATALOGS, PACKAGES,
+        PROVIDERS, HOME, PACKAGE, ASSET, METRICS,
     ];
 }
 
@@ -65,6 +67,7 @@ pub fn router(api: ApiState, browser: bool) -> Router {
         .route(paths::METAS, route(catalogd::metas))
         .route(paths::GRAPH, route(graph::graph))
         .route(paths::SUCCESSORS, route(graph::successors))
+        .route(paths::READINESS, route(graph::readiness))
         .route(
             paths::GRAPHQL,
             any(

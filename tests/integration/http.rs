@@ -581,3 +581,40 @@ async fn icons_are_resources_of_their_own() {
         404
     );
 }
+
+#[tokio::test]
+async fn readiness_answers_per_bundle_and_sums_the_catalog() {
+    let server = example_server().await;
+    let addr = server.http_addr();
+    let base = "/catalogs/example/api/v1";
+    let all = get(addr, &format!("{base}/readiness")).await;
+    assert_eq!(all.status, 200, "{}", all.text());
+    assert_eq!(all.header("content-type"), Some("application/json"));
+    let json: serde_json::Value = serde_json::from_slice(&all.body).unwrap();
+    let per_package = json["perPackage"].as_array().unwrap();
+    assert_eq!(json["packages"].as_u64(), Some(per_package.len() as u64));
+    let bundles: usize = per_package
+        .iter()
+        .map(|p| p["bundles"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(json["bundles"]["bundles"].as_u64(), Some(bundles as u64));
+    let installable_heads = per_package
+        .iter()
+        .filter(|p| p["headInstallable"] == true)
+        .count();
+    assert_eq!(
+        json["installablePackages"].as_u64(),
+        Some(installable_heads as u64)
+    );
+    let one = get(addr, &format!("{base}/readiness?package=example-operator")).await;
+    let one: serde_json::Value = serde_json::from_slice(&one.body).unwrap();
+    assert_eq!(one["packages"], 1);
+    assert_eq!(one["perPackage"][0]["package"], "example-operator");
+    let missing = get(addr, &format!("{base}/readiness?package=example-operatr")).await;
+    assert_eq!(missing.status, 404);
+    assert!(missing.text().contains("did you mean example-operator?"));
+    assert_eq!(
+        get(addr, &format!("{base}/readiness?pkg=x")).await.status,
+        400
+    );
+}

@@ -203,6 +203,9 @@ pub fn lint(a: &LintArgs) -> ExitCode {
     print(a.output, json::lint_json(&reply), text);
     let (warnings, info) = json::counts(&reply);
     eprintln!("{warnings} warning(s), {info} info");
+    if let Some(ready) = &reply.readiness {
+        eprintln!("{}", json::readiness_text(ready));
+    }
     if a.deny_warnings && warnings > 0 {
         return ExitCode::from(NEGATIVE);
     }

@@ -257,7 +257,15 @@ pub fn lint(tables: &Tables, r: &pb::LintRequest) -> Result<pb::LintResponse, St
         }
     }
     .map_err(status)?;
-    let mut reply = pb::LintResponse::default();
+    let mut reply = pb::LintResponse {
+        readiness: match r.target.as_str() {
+            "olm-v1" => Some(convert::readiness_summary(
+                &fbc_catalog::cluster::readiness::catalog(tables, package).map_err(status)?,
+            )),
+            _ => None,
+        },
+        ..pb::LintResponse::default()
+    };
     let mut size = 0;
     for f in findings {
         let finding = convert::lint_finding(f);

@@ -34,8 +34,14 @@ pub fn render(browser: &Browser, site: &Site<'_>, query: &str) -> String {
             "placeholder=\"Search {total} packages by name, provider, keyword or API kind\" ",
             "aria-label=\"Search packages\">",
             "<output id=\"count\" data-total=\"{total}\">{count}</output></form>\n",
+            "<p id=\"readiness\" class=\"hint\">OLM v1 can install {ready} of {count_all} ",
+            "(the head of each default channel; ",
+            "<a href=\"/catalogs/{api}/api/v1/readiness\">every bundle and reason</a>).</p>\n",
             "<ul id=\"packages\" class=\"cards\"{partial}>\n"
         ),
+        ready = browser.cards.iter().filter(|c| c.olm_v1).count(),
+        count_all = count_text(total, total),
+        api = encode(catalog),
         query = escape(query),
         keep = if site.catalogs.len() > 1 {
             format!(
@@ -120,6 +126,9 @@ fn write_card(out: &mut String, card: &Card, site: &Site<'_>, shown: bool) {
     out.push_str("<p class=\"tags\">");
     if card.deprecated.is_some() {
         out.push_str("<span class=\"tag deprecated\">deprecated</span>");
+    }
+    if card.olm_v1 {
+        out.push_str("<span class=\"tag olm-v1\" title=\"OLM v1 can install its default channel's head\">OLM v1</span>");
     }
     if !card.head_version.is_empty() {
         let _ = write!(

@@ -22,6 +22,7 @@ pub(crate) mod home;
 pub(crate) mod html;
 pub(crate) mod markdown;
 pub(crate) mod page;
+pub(crate) mod readiness;
 pub(crate) mod svg;
 
 use csv::Listing;
@@ -68,6 +69,8 @@ pub struct Card {
     pub default_channel: String,
     /// The default channel head's version.
     pub head_version: String,
+    /// Whether OLM v1 can install the default channel's head.
+    pub olm_v1: bool,
     /// Lowercase text a search looks in: name, display name, provider,
     /// keywords, categories and provided APIs.
     pub search: String,
@@ -166,6 +169,8 @@ fn card(tables: &Tables, package: &Package) -> Card {
         deprecated: package.deprecation.clone(),
         default_channel: package.default_channel.clone(),
         head_version: head.map(|b| b.version_text.clone()).unwrap_or_default(),
+        olm_v1: head
+            .is_some_and(|b| fbc_catalog::cluster::readiness::readiness(package, b).installable),
         listing,
         search,
     }

@@ -4,12 +4,13 @@
 //! what OperatorHub shows (icon, display name, provider, capability level,
 //! categories, the description rendered from markdown, owned CRDs, links), the
 //! catalog's own facts (channels and heads, bundles, deprecations, related
-//! images), the upgrade graph as SVG ([`super::svg`]) and the "what next?" form
-//! that the page's script answers from the successors route.
+//! images), the upgrade graph as SVG ([`super::svg`]), the "what next?" form
+//! that the page's script answers from the successors route, and whether OLM v1
+//! can install each bundle ([`super::readiness`]).
 
 use super::home::icon;
 use super::html::{Site, document, encode, escape, link};
-use super::{Card, default_head, markdown, svg};
+use super::{Card, default_head, markdown, readiness, svg};
 use fbc_catalog::graph::export::{self, PackageGraph};
 use fbc_catalog::model::Package;
 use fbc_catalog::tables::Tables;
@@ -52,6 +53,7 @@ pub fn render(tables: &Tables, card: &Card, site: &Site<'_>) -> Option<String> {
         channels(&mut main, graph);
         bundles(&mut main, graph);
     }
+    readiness::section(&mut main, package, catalog);
     owned_crds(&mut main, card);
     description(&mut main, card);
     related_images(&mut main, tables, package);

@@ -192,3 +192,43 @@ fn a_huge_catalog_gets_a_bounded_page() {
         "only matches are written (and the note hidden)"
     );
 }
+
+#[test]
+fn olm_v1_readiness_is_on_the_package_page_and_summed_on_home() {
+    let tables = tables();
+    let browser = Browser::build(&tables);
+    let card = &browser.cards[1];
+    let html = page::render(&tables, card, &Site::one("catalog")).expect("page");
+    assert_inert(&html);
+    let (_, package) = tables.package(&card.name).expect("package");
+    let ready =
+        fbc_catalog::cluster::readiness::catalog(&tables, Some(&card.name)).expect("readiness");
+    let verdict = if ready.per_package[0].head_installable {
+        "Installable: OLM v1 can install the head"
+    } else {
+        "Not installable: OLM v1 cannot install the head"
+    };
+    assert!(html.contains(verdict), "{verdict:?} not in the page");
+    assert!(html.contains("<section class=\"readiness\" id=\"olm-v1\">"));
+    for bundle in &package.bundles {
+        assert!(
+            html.contains(&format!("<tr data-bundle=\"{}\">", bundle.name)),
+            "{} has no row",
+            bundle.name
+        );
+    }
+    let home = home::render(&browser, &Site::one("catalog"), "");
+    let count = browser.cards.iter().filter(|c| c.olm_v1).count();
+    assert!(
+        home.contains(&format!(
+            "OLM v1 can install {count} of {} packages",
+            browser.cards.len()
+        )),
+        "{home}"
+    );
+    assert_eq!(
+        home.matches("tag olm-v1").count(),
+        count,
+        "one badge per installable package"
+    );
+}

@@ -253,3 +253,29 @@ pub fn resolve_explanation(e: Explanation) -> pb::Explanation {
             .collect(),
     }
 }
+
+/// A catalog's OLM v1 readiness, summed.
+pub fn readiness_summary(
+    r: &fbc_catalog::cluster::readiness::CatalogReadiness,
+) -> pb::ReadinessSummary {
+    use fbc_catalog::cluster::readiness::{RuleCount, Weight};
+    let count = |c: &RuleCount| pb::RuleCount {
+        rule: c.rule.to_string(),
+        weight: match c.weight {
+            Weight::Refused => "refused",
+            Weight::NeedsGate => "needsGate",
+            Weight::Unknown => "unknown",
+        }
+        .into(),
+        count: u32::try_from(c.bundles).unwrap_or(u32::MAX),
+    };
+    let n = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+    pb::ReadinessSummary {
+        packages: n(r.packages),
+        installable_packages: n(r.installable_packages),
+        bundles: n(r.bundles.bundles),
+        installable_bundles: n(r.bundles.installable),
+        heads_by_rule: r.heads.by_rule.iter().map(count).collect(),
+        bundles_by_rule: r.bundles.by_rule.iter().map(count).collect(),
+    }
+}

@@ -243,7 +243,41 @@ pub fn lint_json(r: &pb::LintResponse) -> Value {
     if r.truncated {
         out["truncated"] = json!(true);
     }
+    if let Some(ready) = &r.readiness {
+        let rules = |list: &[pb::RuleCount]| -> Vec<Value> {
+            list.iter()
+                .map(|c| json!({"rule": c.rule, "weight": c.weight, "count": c.count}))
+                .collect()
+        };
+        out["readiness"] = json!({
+            "packages": ready.packages, "installablePackages": ready.installable_packages,
+            "bundles": ready.bundles, "installableBundles": ready.installable_bundles,
+            "headsByRule": rules(&ready.heads_by_rule), "bundlesByRule": rules(&ready.bundles_by_rule),
+        });
+    }
     out
+}
+
+/// `lint --target olm-v1`'s sum, for people: "n of m packages installable, by reason".
+pub fn readiness_text(r: &pb::ReadinessSummary) -> String {
+    let rules = |list: &[pb::RuleCount]| -> String {
+        if list.is_empty() {
+            return "none".into();
+        }
+        list.iter()
+            .map(|c| format!("{} {} {}", c.rule, c.weight, c.count))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "OLM v1: {} of {} packages installable (their default channel's head; by reason: {}); {} of {} bundles (by reason: {})",
+        r.installable_packages,
+        r.packages,
+        rules(&r.heads_by_rule),
+        r.installable_bundles,
+        r.bundles,
+        rules(&r.bundles_by_rule)
+    )
 }
 
 /// (warnings, info findings).

@@ -280,5 +280,70 @@ impl Summary {
     }
 }
 
+/// One package's readiness: its default channel's head (what a ClusterExtension
+/// with no channel or range installs first) and every bundle, by name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PackageReadiness {
+    /// The package.
+    pub package: String,
+    /// Its default channel's head.
+    pub head: String,
+    /// Whether OLM v1 can install the head.
+    pub head_installable: bool,
+    /// Every bundle, by name.
+    pub bundles: Vec<Readiness>,
+}
+
+/// A catalog's readiness: "n of m packages installable, by reason".
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CatalogReadiness {
+    /// Packages looked at.
+    pub packages: usize,
+    /// Of them, those whose default channel's head OLM v1 can install.
+    pub installable_packages: usize,
+    /// Over the packages' heads: `by_rule` counts packages.
+    pub heads: Summary,
+    /// Over every bundle.
+    pub bundles: Summary,
+    /// Per package, by name.
+    pub per_package: Vec<PackageReadiness>,
+}
+
+/// The readiness of every package (or the one named).
+pub fn catalog(tables: &Tables, package: Option<&str>) -> Result<CatalogReadiness, GraphError> {
+    let packages: Vec<&Package> = match package {
+        Some(name) => vec![find_package(tables, name)?.1],
+        None => tables.packages().iter().collect(),
+    };
+    let mut out = CatalogReadiness::default();
+    for p in packages {
+        let bundles: Vec<Readiness> = p.bundles.iter().map(|b| readiness(p, b)).collect();
+        bundles.iter().for_each(|r| out.bundles.add(r));
+        let head = p
+            .channels
+            .iter()
+            .find(|c| c.name == p.default_channel)
+            .map(|c| c.head_entry().name.clone())
+            .unwrap_or_default();
+        let head_readiness = bundles.iter().find(|r| r.bundle == head);
+        if let Some(r) = head_readiness {
+            out.heads.add(r);
+        }
+        let head_installable = head_readiness.is_some_and(|r| r.installable);
+        out.packages += 1;
+        out.installable_packages += usize::from(head_installable);
+        out.per_package.push(PackageReadiness {
+            package: p.name.clone(),
+            head,
+            head_installable,
+            bundles,
+        });
+    }
+    out.per_package.sort_by(|a, b| a.package.cmp(&b.package));
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests;

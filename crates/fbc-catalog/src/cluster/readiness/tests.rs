@@ -185,3 +185,26 @@ fn the_summary_counts_bundles_by_rule_in_rule_order() {
         ]
     );
 }
+
+#[test]
+fn the_catalog_summary_counts_packages_by_their_heads_and_every_bundle() {
+    let tables = catalog();
+    let ready = super::catalog(&tables, None).expect("summary");
+    assert_eq!((ready.packages, ready.installable_packages), (1, 1));
+    // the head, op.v1.0.8, is installable with nothing to say
+    assert_eq!(ready.per_package[0].head, "op.v1.0.8");
+    assert!(ready.per_package[0].head_installable);
+    assert_eq!(ready.heads.bundles, 1);
+    assert!(ready.heads.by_rule.is_empty());
+    assert_eq!(ready.bundles.bundles, 9);
+    assert_eq!(ready.per_package[0].bundles.len(), 9);
+    assert_eq!(
+        ready.bundles.installable,
+        ready.per_package[0]
+            .bundles
+            .iter()
+            .filter(|r| r.installable)
+            .count()
+    );
+    assert!(super::catalog(&tables, Some("nope")).is_err());
+}

@@ -137,7 +137,10 @@ fn lint_target_olm_v1_names_each_reason_and_refusals_are_warnings() {
     };
     let (code, out, err) = lint(&["olm-v1"]);
     assert_eq!(code, Some(0), "{err}");
-    assert_eq!(err, "1 warning(s), 8 info\nOLM v1: 1 of 2 packages installable (their default channel's head; by reason: R1 refused 1, R3 unknown 1); 5 of 6 bundles (by reason: R1 refused 1, R3 unknown 5, R4 needsGate 3)\n");
+    assert_eq!(
+        err,
+        "1 warning(s), 8 info\nOLM v1: 1 of 2 packages installable (their default channel's head; by reason: R1 refused 1, R3 unknown 1); 5 of 6 bundles (by reason: R1 refused 1, R3 unknown 5, R4 needsGate 3)\n"
+    );
     let warnings: Vec<&str> = out.lines().filter(|l| l.starts_with("warning:")).collect();
     assert_eq!(
         warnings,

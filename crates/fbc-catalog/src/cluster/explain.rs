@@ -95,7 +95,7 @@ pub fn explain_state(
                 let group = groups
                     .entry(resolution::group_key(s))
                     .or_insert_with(|| resolution::resolve_group(tables, state, s, &limits));
-                with_resolution(&mut e, group.for_subscription(s));
+                with_resolution(tables, &mut e, group.for_subscription(s));
                 report.subscriptions.push(e);
             }
             Err(problem) => report.problems.push(format!(
@@ -120,7 +120,7 @@ pub fn explain_state(
 
 /// Adds what resolution says: a failure, or a dependency that rules out the
 /// graph's next hop, is what holds the subscription; a different next bundle is said.
-fn with_resolution(e: &mut Explanation, r: Resolution) {
+fn with_resolution(tables: &Tables, e: &mut Explanation, r: Resolution) {
     match &r {
         Resolution::Fails { error } => {
             e.summary = format!(
@@ -149,9 +149,32 @@ fn with_resolution(e: &mut Explanation, r: Resolution) {
             }
         }
         Resolution::Resolves {
-            next: Some(next), ..
-        } if e.path.first() != Some(next) => {
-            e.summary = format!("{}; OLM v0's resolution installs {next}", e.summary);
+            next: Some(next),
+            passed_over,
+        } if e.path.first() != Some(next) && !e.installed.is_empty() => {
+            let reasons: Vec<&str> = e
+                .path
+                .first()
+                .and_then(|hop| {
+                    passed_over
+                        .iter()
+                        .find(|a| a.candidate.starts_with(hop.as_str()))
+                })
+                .map(|held| held.reasons.iter().map(|r| r.plain.as_str()).collect())
+                .unwrap_or_default();
+            e.summary = match (e.path.first(), reasons.is_empty()) {
+                (Some(hop), false) => format!(
+                    "OLM v0 installs {next} next, not the graph's next hop {hop}: {}",
+                    reasons.join("; ")
+                ),
+                _ => format!("{}; OLM v0's resolution installs {next}", e.summary),
+            };
+            e.fixes
+                .extend(reasons.iter().map(|r| format!("dependency: {r}")));
+            // the path goes on from what OLM really installs
+            e.path = std::iter::once(next.clone())
+                .chain(v0::path_from(tables, e, next))
+                .collect();
         }
         Resolution::Resolves { .. } => {}
     }

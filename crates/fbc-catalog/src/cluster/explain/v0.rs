@@ -170,6 +170,20 @@ pub fn explain(
     Ok(out)
 }
 
+/// The rest of `e`'s path after `from` (an entry of its channel), as the graph walks it.
+pub(super) fn path_from(tables: &Tables, e: &Explanation, from: &str) -> Vec<String> {
+    let query = PathQuery {
+        package: e.package.clone(),
+        channel: e.channel.clone(),
+        from: from.to_owned(),
+        semantics: Semantics::V0,
+        ..PathQuery::default()
+    };
+    upgrade_path(tables, &query)
+        .map(|p| p.steps.into_iter().map(|step| step.to).collect())
+        .unwrap_or_default()
+}
+
 /// The smallest changes that would unstick `s`: in the catalog, an edge from the
 /// head; on the cluster, another channel of the package that has a way up.
 fn fixes(tables: &Tables, s: &Subscription, channel: &str, head: &str) -> Vec<String> {

@@ -127,6 +127,10 @@ pub struct ValidateArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Output::Text)]
     pub output: Output,
+    /// Also check the catalog for a consumer: `olm-v1`, `console` or `ocp-4.Y`
+    /// (docs/cluster-upgrade.md); a warning makes it invalid for that target.
+    #[arg(long, value_name = "TARGET")]
+    pub target: Option<String>,
     /// Parsing limits.
     #[command(flatten)]
     pub limits: LimitArgs,

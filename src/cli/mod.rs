@@ -21,6 +21,7 @@ pub(crate) mod render;
 pub(crate) mod resolve;
 pub(crate) mod search;
 pub(crate) mod template;
+mod validate;
 pub(crate) mod values;
 
 pub use args::{Cli, Command, LogFormat, Output, ServeArgs, ValidateArgs};
@@ -65,7 +66,7 @@ pub fn main() -> ExitCode {
         _ => Cli::parse_from(args),
     };
     match cli.command {
-        Command::Validate(args) => validate(&args),
+        Command::Validate(args) => validate::run(&args),
         Command::Serve(args) => serve(&args),
         Command::Range(graph::args::RangeCommand::Check(args)) => graph::range_check(&args),
         Command::Successors(args) => graph::successors(&args),
@@ -84,90 +85,6 @@ pub fn main() -> ExitCode {
         Command::Compose(args) => compose::run(&args),
         Command::Publish(args) => publish::run(&args),
         Command::Probe(args) => probe::main(&args.args),
-    }
-}
-
-fn validate(args: &ValidateArgs) -> ExitCode {
-    let fetched = match fetch::fetch(&args.dir, &args.limits.fetch_options(None)) {
-        Ok(fetched) => fetched,
-        Err(e) => {
-            match args.output {
-                Output::Text => eprintln!("{}: invalid: {e}", args.dir.display()),
-                Output::Json => println!(
-                    "{}",
-                    serde_json::json!({"valid": false, "errors": [], "error": e.to_string()})
-                ),
-            }
-            return ExitCode::FAILURE;
-        }
-    };
-    let options = args.limits.load_options();
-    let missed = load::timeout_diagnostic(&fetched.dir, args.limits.load_timeout);
-    let output = args.output;
-    let dir = args.dir.clone();
-    let watchdog =
-        crate::snapshot::deadline::Watchdog::start(args.limits.load_timeout, move || {
-            print_invalid(&dir, output, std::slice::from_ref(&missed));
-            std::process::exit(1);
-        });
-    let result = load::load(&fetched.dir, &options);
-    drop(watchdog);
-    let image = fetched
-        .image
-        .as_ref()
-        .map(|i| serde_json::json!({"reference": i.reference, "digest": i.digest.to_string()}));
-    match (result, args.output) {
-        (Ok(loaded), Output::Text) => {
-            let s = &loaded.report.stats;
-            for w in &loaded.report.warnings {
-                eprintln!("warning: {w}");
-            }
-            println!(
-                "{}: valid: {} packages, {} channels, {} bundles ({} channel entries)",
-                args.dir.display(),
-                s.packages,
-                s.channels,
-                s.bundles,
-                s.copies
-            );
-            ExitCode::SUCCESS
-        }
-        (Ok(loaded), Output::Json) => {
-            let report = &loaded.report;
-            let s = &report.stats;
-            println!(
-                "{}",
-                serde_json::json!({
-                    "valid": true,
-                    "digest": report.digest.to_string(),
-                    "packages": s.packages,
-                    "channels": s.channels,
-                    "bundles": s.bundles,
-                    "channelEntries": s.copies,
-                    "warnings": report.warnings,
-                    "errors": [],
-                    "image": image,
-                })
-            );
-            ExitCode::SUCCESS
-        }
-        (Err(errors), output) => {
-            print_invalid(&args.dir, output, &errors);
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// Prints what `validate` found wrong.
-fn print_invalid(dir: &Path, output: Output, errors: &[Diagnostic]) {
-    match output {
-        Output::Text => {
-            for e in errors {
-                println!("{e}");
-            }
-            eprintln!("{}: invalid: {} error(s)", dir.display(), errors.len());
-        }
-        Output::Json => println!("{}", serde_json::json!({"valid": false, "errors": errors})),
     }
 }
 

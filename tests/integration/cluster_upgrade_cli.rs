@@ -154,10 +154,10 @@ fn lint_target_olm_v1_names_each_reason_and_refusals_are_warnings() {
     assert_eq!(out.matches("[olmV1InstallMode]").count(), 3, "{out}");
     let (code, _, _) = lint(&["olm-v1", "--deny-warnings"]);
     assert_eq!(code, Some(2));
-    let (code, _, err) = lint(&["ocp-4.17"]);
+    let (code, _, err) = lint(&["ocp4.17"]);
     assert_eq!(code, Some(1));
     assert!(
-        err.contains("unknown lint target \"ocp-4.17\": known targets: olm-v1"),
+        err.contains("unknown target \"ocp4.17\": known targets: olm-v1, console, ocp-4.Y"),
         "{err}"
     );
 }

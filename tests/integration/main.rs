@@ -53,4 +53,5 @@ mod reload;
 mod resolve_cli;
 mod serve_filter;
 mod server;
+mod targets_cli;
 mod tls;

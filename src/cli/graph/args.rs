@@ -210,8 +210,10 @@ pub struct LintArgs {
     /// Exit 2 when there is a warning (info findings never fail).
     #[arg(long)]
     pub deny_warnings: bool,
-    /// What to check for: the graph checks (default), or `olm-v1` — can OLM v1
-    /// install each bundle, a finding per reason.
+    /// What to check for: the graph checks (default), `olm-v1` (can OLM v1 install
+    /// each bundle, a finding per reason), `console` or `ocp-4.Y` (what the
+    /// OpenShift console, or that release, needs: metadata form, digests, icon,
+    /// olm.maxOpenShiftVersion).
     #[arg(long, value_name = "TARGET")]
     pub target: Option<String>,
     /// Output format.

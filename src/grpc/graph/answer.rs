@@ -8,6 +8,7 @@
 
 use crate::fbc_v1 as pb;
 use crate::views::graph::convert;
+use fbc_catalog::cluster::profile;
 use fbc_catalog::graph::GraphError;
 use fbc_catalog::graph::export::{self, PackageGraph};
 use fbc_catalog::graph::lint;
@@ -248,12 +249,9 @@ pub fn lint(tables: &Tables, r: &pb::LintRequest) -> Result<pb::LintResponse, St
     let package = Some(r.package.as_str()).filter(|p| !p.is_empty());
     let findings = match r.target.as_str() {
         "" => lint::lint(tables, package),
-        "olm-v1" => fbc_catalog::cluster::readiness::lint(tables, package),
-        other => {
-            return Err(Status::invalid_argument(format!(
-                "unknown lint target {:?}: known targets: olm-v1",
-                other.chars().take(64).collect::<String>()
-            )));
+        text => {
+            let target = profile::Target::parse(text).map_err(Status::invalid_argument)?;
+            profile::lint(tables, package, target)
         }
     }
     .map_err(status)?;

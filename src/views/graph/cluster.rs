@@ -283,7 +283,10 @@ pub fn verdicts_text(r: &pb::CheckClusterUpgradeResponse) -> Vec<String> {
 
 fn verdict_line(v: &pb::UpgradeVerdict) -> String {
     let max = match (v.max.as_str(), v.error.as_str(), v.read_from.as_str()) {
-        (_, e, _) if !e.is_empty() => format!("invalid olm.maxOpenShiftVersion ({e})"),
+        // OLM v1 joins several errors with line breaks; one line per bundle here
+        (_, e, _) if !e.is_empty() => {
+            format!("invalid olm.maxOpenShiftVersion ({})", e.replace('\n', "; "))
+        }
         (_, _, "unknown") => "max OpenShift version unknown (the catalog has no such bundle and the cluster state no CSV for it)".into(),
         ("", _, _) => "no olm.maxOpenShiftVersion".into(),
         (m, _, from) => format!("max OpenShift {m} (read from the {from})"),

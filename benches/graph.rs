@@ -16,6 +16,14 @@
 //!   installed by name, default policy (CatalogProvided), every channel;
 //! - `upgrade_path_v0`, `upgrade_path_v1`: GetUpgradePath from the oldest entry of
 //!   the subject's default channel to its head;
+//! - `explain_upgrade`: ExplainUpgrade of a cluster state with the oldest entry of
+//!   the subject's default channel installed by a Subscription of that channel (and
+//!   its CSV) and by a ClusterExtension: both explanations, the namespace's
+//!   resolution included (answered by the graph when nothing in the namespace
+//!   declares a dependency);
+//! - `cluster_upgrade`: CheckClusterUpgrade `--to 4.17` of the same state;
+//! - `lint_olm_v1_subject`, `lint_ocp_subject`: Lint of the subject package with
+//!   targets `olm-v1` and `ocp-4.17`;
 //! - `export_all`: ExportGraph of every package as DOT (`answer::export_one` each);
 //! - `lint_all`: Lint of the whole catalog.
 //!
@@ -29,7 +37,7 @@ use fbc_catalog::model::{Bundle, Package};
 use fbc_catalog::tables::edges::ChannelEdges;
 use fbc_catalog::tables::{ChannelRef, Tables};
 use fbc_registry::fbc_v1 as pb;
-use fbc_registry::grpc::graph::answer;
+use fbc_registry::grpc::graph::{answer, cluster};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -67,6 +75,7 @@ struct Subject {
     package: String,
     installed: String,
     oldest: String,
+    channel: String,
     default_entries: usize,
 }
 
@@ -97,6 +106,7 @@ fn subject(t: &Tables) -> Subject {
         package: p.name.clone(),
         installed: all[all.len() / 2].name.clone(),
         oldest: entries[0].name.clone(),
+        channel: channel.name.clone(),
         default_entries: channel.entries.len(),
     }
 }
@@ -107,9 +117,37 @@ struct Requests {
     path_v0: pb::GetUpgradePathRequest,
     path_v1: pb::GetUpgradePathRequest,
     lint: pb::LintRequest,
+    explain: pb::ExplainUpgradeRequest,
+    cluster: pb::CheckClusterUpgradeRequest,
+    readiness: pb::LintRequest,
+    profile: pb::LintRequest,
 }
 
-fn requests(s: &Subject) -> Requests {
+/// A cluster state with the subject's oldest default-channel entry installed
+/// twice: by a Subscription (with its CSV) and by a ClusterExtension.
+fn cluster_state(s: &Subject, version: &str) -> Vec<pb::ClusterStateFile> {
+    let text = format!(
+        "kind: Subscription\nmetadata: {{name: s, namespace: ns}}\nspec: {{name: {p}, channel: {c}, source: cat, sourceNamespace: olm}}\nstatus: {{installedCSV: {b}}}\n---\nkind: ClusterServiceVersion\nmetadata: {{name: {b}, namespace: ns}}\nspec: {{version: \"{version}\"}}\n---\nkind: ClusterExtension\nmetadata: {{name: e}}\nspec: {{namespace: e, serviceAccount: {{name: e}}, source: {{sourceType: Catalog, catalog: {{packageName: {p}}}}}}}\nstatus: {{install: {{bundle: {{name: {b}, version: \"{version}\"}}}}}}\n",
+        p = s.package,
+        b = s.oldest,
+        c = s.channel,
+    );
+    vec![pb::ClusterStateFile {
+        name: "state.yaml".into(),
+        content: text.into_bytes(),
+    }]
+}
+
+fn requests(t: &Tables, s: &Subject) -> Requests {
+    let version = t.packages()[s.index as usize]
+        .bundle(&s.oldest)
+        .map(|b| b.version_text.clone())
+        .unwrap_or_default();
+    let lint = |target: &str| pb::LintRequest {
+        package: s.package.clone(),
+        target: target.into(),
+        ..Default::default()
+    };
     let bundle = |name: &str| pb::InstalledBundle {
         name: name.to_string(),
         ..Default::default()
@@ -129,6 +167,17 @@ fn requests(s: &Subject) -> Requests {
         path_v0: path(pb::Semantics::OlmV0),
         path_v1: path(pb::Semantics::OlmV1),
         lint: pb::LintRequest::default(),
+        explain: pb::ExplainUpgradeRequest {
+            cluster_state: cluster_state(s, &version),
+            ..Default::default()
+        },
+        cluster: pb::CheckClusterUpgradeRequest {
+            to: "4.17".into(),
+            cluster_state: cluster_state(s, &version),
+            ..Default::default()
+        },
+        readiness: lint("olm-v1"),
+        profile: lint("ocp-4.17"),
     }
 }
 
@@ -151,13 +200,19 @@ fn edge_index_all(t: &Tables) -> usize {
         .sum()
 }
 
-const QUESTIONS: [&str; 5] = [
+const QUESTIONS: [&str; 9] = [
     "successors",
     "upgrade_path_v0",
     "upgrade_path_v1",
+    "explain_upgrade",
+    "cluster_upgrade",
+    "lint_olm_v1_subject",
+    "lint_ocp_subject",
     "export_all",
     "lint_all",
 ];
+/// How many of [`QUESTIONS`] are about one package (the rest, the whole catalog).
+const PER_PACKAGE: usize = 7;
 
 /// Asks question `q`; out: the size of the answer (candidates, steps, DOT bytes, findings).
 fn ask(t: &Tables, r: &Requests, q: &str) -> usize {
@@ -177,6 +232,20 @@ fn ask(t: &Tables, r: &Requests, q: &str) -> usize {
             })
             .sum(),
         "lint_all" => answer::lint(t, &r.lint).unwrap().findings.len(),
+        "explain_upgrade" => {
+            let limits = fbc_catalog::source::ParseLimits::default();
+            let reply = cluster::explain_upgrade(t, &r.explain, &limits, None).unwrap();
+            reply.subscriptions[0].path.len() + reply.extensions[0].path.len()
+        }
+        "cluster_upgrade" => {
+            let limits = fbc_catalog::source::ParseLimits::default();
+            cluster::check_cluster_upgrade(t, &r.cluster, &limits)
+                .unwrap()
+                .verdicts
+                .len()
+        }
+        "lint_olm_v1_subject" => answer::lint(t, &r.readiness).unwrap().findings.len(),
+        "lint_ocp_subject" => answer::lint(t, &r.profile).unwrap().findings.len(),
         _ => unreachable!("unknown question {q}"),
     }
 }
@@ -205,14 +274,14 @@ fn first_calls(name: &str, t: &Tables, s: &Subject, r: &Requests) {
 fn bench_catalog(c: &mut Criterion, name: &str, dir: &Path) {
     let t = load(dir);
     let s = subject(&t);
-    let r = requests(&s);
+    let r = requests(&t, &s);
     first_calls(name, &t, &s, &r);
     let mut group = c.benchmark_group(name);
     group
         .sample_size(50)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(4));
-    for q in &QUESTIONS[..3] {
+    for q in &QUESTIONS[..PER_PACKAGE] {
         group.bench_function(*q, |b| b.iter(|| ask(&t, &r, black_box(q))));
     }
     group.bench_function("edge_index_subject", |b| {
@@ -224,7 +293,7 @@ fn bench_catalog(c: &mut Criterion, name: &str, dir: &Path) {
         .sample_size(10)
         .sampling_mode(SamplingMode::Flat)
         .measurement_time(Duration::from_secs(5));
-    for q in &QUESTIONS[3..] {
+    for q in &QUESTIONS[PER_PACKAGE..] {
         group.bench_function(*q, |b| b.iter(|| ask(&t, &r, black_box(q))));
     }
     group.bench_function("edge_index_all", |b| b.iter(|| edge_index_all(&t)));

@@ -12,7 +12,7 @@
 
 pub mod answer;
 pub(crate) mod catalog_diff;
-pub(crate) mod cluster;
+pub mod cluster;
 pub(crate) mod resolve;
 
 use crate::fbc_v1 as pb;

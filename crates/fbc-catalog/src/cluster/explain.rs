@@ -95,7 +95,8 @@ pub fn explain_state(
                 let group = groups
                     .entry(resolution::group_key(s))
                     .or_insert_with(|| resolution::resolve_group(tables, state, s, &limits));
-                with_resolution(tables, &mut e, group.for_subscription(s));
+                let r = group.for_subscription(s, e.path.first());
+                with_resolution(tables, &mut e, r);
                 report.subscriptions.push(e);
             }
             Err(problem) => report.problems.push(format!(

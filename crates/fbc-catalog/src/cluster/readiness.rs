@@ -128,8 +128,7 @@ pub fn readiness(package: &Package, bundle: &Bundle) -> Readiness {
             ),
         });
     }
-    let csv: Option<Value> =
-        csv::csv_json(package, bundle).and_then(|text| serde_json::from_slice(&text).ok());
+    let csv: Option<Value> = csv::csv_json(package, bundle).and_then(|text| csv_fields(&text));
     match &csv {
         Some(csv) => csv_rules(csv, bundle.csv_object.is_some(), &mut reasons),
         None => reasons.push(Reason {
@@ -191,6 +190,63 @@ fn csv_rules(csv: &Value, embedded: bool, reasons: &mut Vec<Reason>) {
             message: format!("failed to unmarshal csv.metadata.annotations['olm.properties']: {e}"),
         });
     }
+}
+
+/// The parts of a CSV's JSON text the rules read, as a small JSON value of the
+/// same shape. A typed pass skips the rest without building it (a CSV is mostly
+/// description, icon and deployments); text that pass cannot take (a container
+/// that is not an object, a key given twice) is read whole, so the answer is the
+/// same either way.
+fn csv_fields(text: &[u8]) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Csv {
+        metadata: Option<Metadata>,
+        spec: Option<Spec>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Metadata {
+        annotations: Option<Annotations>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Annotations {
+        #[serde(rename = "olm.properties")]
+        olm_properties: Option<Value>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Spec {
+        apiservicedefinitions: Option<ApiServices>,
+        webhookdefinitions: Option<Value>,
+        #[serde(rename = "installModes")]
+        install_modes: Option<Value>,
+    }
+    #[derive(serde::Deserialize)]
+    struct ApiServices {
+        owned: Option<Value>,
+    }
+    let Ok(csv) = serde_json::from_slice::<Csv>(text) else {
+        return serde_json::from_slice(text).ok();
+    };
+    let mut out =
+        serde_json::json!({"metadata": {"annotations": {}}, "spec": {"apiservicedefinitions": {}}});
+    let annotations = csv
+        .metadata
+        .and_then(|m| m.annotations)
+        .and_then(|a| a.olm_properties);
+    if let Some(v) = annotations {
+        out["metadata"]["annotations"]["olm.properties"] = v;
+    }
+    if let Some(spec) = csv.spec {
+        if let Some(v) = spec.apiservicedefinitions.and_then(|a| a.owned) {
+            out["spec"]["apiservicedefinitions"]["owned"] = v;
+        }
+        if let Some(v) = spec.webhookdefinitions {
+            out["spec"]["webhookdefinitions"] = v;
+        }
+        if let Some(v) = spec.install_modes {
+            out["spec"]["installModes"] = v;
+        }
+    }
+    Some(out)
 }
 
 /// The shape operator-controller unmarshals `olm.properties` into.

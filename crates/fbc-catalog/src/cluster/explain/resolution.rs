@@ -13,6 +13,11 @@
 //! CSVs with the properties OLM wrote on them (`operatorframework.io/properties`;
 //! without it, or without the CSV, the catalog's bundle of that name stands in).
 //! Subscriptions of other catalogs are left out: their catalogs are not here.
+//!
+//! When nothing in the group can make the solver differ from the graph walk (no
+//! dependency or `olm.deprecated` property, no API two packages provide, every
+//! channel named: [`graph_decides`]) the solver is not run and the graph's next
+//! hop is the answer — the differential test against OLM v0.25 covers both ways.
 
 use crate::cluster::state::{ClusterState, InstalledCsv, Subscription};
 use crate::model::Bundle;
@@ -47,7 +52,8 @@ pub enum Resolution {
 /// there of that catalog gets.
 #[derive(Clone, Debug)]
 pub struct Group {
-    outcome: Result<(Vec<Operator>, Explained), String>,
+    /// The solver's answer; `None` when the graph decides ([`graph_decides`]).
+    outcome: Option<Result<(Vec<Operator>, Explained), String>>,
 }
 
 /// The subscriptions resolved together: namespace, catalog name, catalog namespace.
@@ -66,6 +72,9 @@ pub fn resolve_group(
     s: &Subscription,
     limits: &resolve::Limits,
 ) -> Group {
+    if graph_decides(tables, state, s) {
+        return Group { outcome: None };
+    }
     let outcome = match request::parse(&request_json(tables, state, s).to_string()) {
         Err(e) => Err(format!("the cluster state does not make a resolution: {e}")),
         Ok(request) => match resolve::resolve_explained(&[tables], &request, limits) {
@@ -74,17 +83,24 @@ pub fn resolve_group(
             Err(e) => Err(e.to_string()),
         },
     };
-    Group { outcome }
+    Group {
+        outcome: Some(outcome),
+    }
 }
 
 impl Group {
-    /// What the group's resolution says about `s`.
-    pub fn for_subscription(&self, s: &Subscription) -> Resolution {
+    /// What the group's resolution says about `s`, whose graph walk installs
+    /// `graph_next` next.
+    pub fn for_subscription(&self, s: &Subscription, graph_next: Option<&String>) -> Resolution {
         match &self.outcome {
-            Err(error) => Resolution::Fails {
+            None => Resolution::Resolves {
+                next: graph_next.cloned(),
+                passed_over: Vec::new(),
+            },
+            Some(Err(error)) => Resolution::Fails {
                 error: error.clone(),
             },
-            Ok((operators, why)) => Resolution::Resolves {
+            Some(Ok((operators, why))) => Resolution::Resolves {
                 next: operators
                     .iter()
                     .find(|o| {
@@ -102,6 +118,64 @@ impl Group {
             },
         }
     }
+}
+
+/// The property types that make resolution more than the graph: dependencies,
+/// and OLM v0's own deprecation (a bundle it will not pick).
+const BEYOND_THE_GRAPH: [&str; 5] = [
+    "olm.gvk.required",
+    "olm.package.required",
+    "olm.label.required",
+    "olm.constraint",
+    "olm.deprecated",
+];
+
+/// Whether OLM v0's resolution of `s`'s group can only pick what the graph walk
+/// picks, so the solver need not run (it reads every bundle of the catalog): each
+/// subscription names its channel, no bundle of the group's packages carries a
+/// property of [`BEYOND_THE_GRAPH`], no two of the packages provide one API, and
+/// every CSV of the namespace belongs to a subscription of the group and says
+/// nothing of dependencies.
+fn graph_decides(tables: &Tables, state: &ClusterState, s: &Subscription) -> bool {
+    let group: Vec<&Subscription> = state
+        .subscriptions
+        .iter()
+        .filter(|o| group_key(o) == group_key(s))
+        .collect();
+    if group.iter().any(|o| o.channel.is_empty()) {
+        return false;
+    }
+    let mut apis: std::collections::HashMap<(&str, &str, &str), &str> = Default::default();
+    for o in &group {
+        let Some((_, package)) = tables.package(&o.package) else {
+            return false;
+        };
+        for b in &package.bundles {
+            if b.properties
+                .iter()
+                .any(|p| BEYOND_THE_GRAPH.contains(&p.typ.as_str()))
+            {
+                return false;
+            }
+            for g in b.provided_gvks() {
+                let key = (g.group.as_str(), g.version.as_str(), g.kind.as_str());
+                if *apis.entry(key).or_insert(package.name.as_str()) != package.name {
+                    return false;
+                }
+            }
+        }
+    }
+    state
+        .csvs
+        .iter()
+        .filter(|c| c.namespace == s.namespace)
+        .all(|c| {
+            group.iter().any(|o| o.installed_csv == c.name)
+                && !c
+                    .olm_properties
+                    .as_deref()
+                    .is_some_and(|text| BEYOND_THE_GRAPH.iter().any(|t| text.contains(t)))
+        })
 }
 
 /// The request: `s`'s catalog and namespace, the subscriptions there of that

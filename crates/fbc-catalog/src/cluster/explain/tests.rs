@@ -164,3 +164,50 @@ fn more_objects_than_the_limit_is_an_error_not_a_long_wait() {
     let err = explain_state(&catalog(), &many, None).expect_err("too many");
     assert!(err.contains("at most 2000 are explained at once"), "{err}");
 }
+
+mod no_panic {
+    //! Cluster state comes from strangers: whatever the text, reading it and
+    //! explaining what was read ends in an answer or an error, never a panic.
+    use super::*;
+    use proptest::prelude::*;
+
+    const STATE: &str = "kind: Subscription
+metadata: {name: op, namespace: ns}
+spec: {name: op, channel: stable, source: cat, sourceNamespace: olm, startingCSV: op.v1.0.0, installPlanApproval: Manual}
+status: {installedCSV: op.v1.0.0, currentCSV: op.v1.1.0, state: UpgradePending}
+---
+kind: ClusterServiceVersion
+metadata: {name: op.v1.0.0, namespace: ns, annotations: {operatorframework.io/properties: '{\"properties\":[{\"type\":\"olm.gvk.required\",\"value\":{}}]}'}}
+spec: {version: 1.0.0}
+---
+kind: ClusterExtension
+metadata: {name: e}
+spec: {namespace: e, serviceAccount: {name: e}, source: {sourceType: Catalog, catalog: {packageName: op, version: '>=1.0.0', channels: [stable], upgradeConstraintPolicy: SelfCertified}}}
+status: {install: {bundle: {name: op.v1.0.0, version: 1.0.0}}}
+";
+
+    fn explain_text(text: &[u8]) {
+        if let Ok(state) = ClusterState::read("s.yaml", text, &ParseLimits::default()) {
+            let _ = explain_state(&catalog(), &state, None);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            explain_text(&bytes);
+        }
+
+        #[test]
+        fn a_real_state_mutated(at in 0usize..STATE.len(), cut in 0usize..40, insert in "[ -~\n]{0,12}") {
+            let mut text = STATE.to_string();
+            let at = (0..=at).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+            let end = (at + cut).min(text.len());
+            let end = (end..=text.len()).find(|i| text.is_char_boundary(*i)).unwrap_or(text.len());
+            text.replace_range(at..end, &insert);
+            explain_text(text.as_bytes());
+        }
+    }
+}

@@ -36,7 +36,7 @@ pub struct Explanation {
     pub summary: String,
     /// The smallest changes that would let it move, when it is stuck.
     pub fixes: Vec<String>,
-    /// Graph-lint findings about the channel (or the installed bundle).
+    /// Graph-lint findings about the channel walked (name checks left out).
     pub findings: Vec<LintWarning>,
     /// `olm.deprecations` messages about the package, the channel and the
     /// installed bundle, in that order.
@@ -129,11 +129,8 @@ pub fn explain(
     };
     let path = upgrade_path(tables, &query).map_err(|e| e.to_string())?;
     out.path = path.steps.iter().map(|step| step.to.clone()).collect();
-    out.findings = lint::lint(tables, Some(&s.package))
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .filter(|f| f.channel == channel_name || f.entry == s.installed_csv)
-        .collect();
+    out.findings =
+        lint::lint_channel(tables, &s.package, &channel_name).map_err(|e| e.to_string())?;
     let pending = s.approval == Approval::Manual && s.state == "UpgradePending";
     out.summary = match (path.outcome, out.path.first()) {
         (Outcome::AlreadyAtHead, _) => format!(

@@ -208,3 +208,30 @@ fn the_catalog_summary_counts_packages_by_their_heads_and_every_bundle() {
     );
     assert!(super::catalog(&tables, Some("nope")).is_err());
 }
+
+#[test]
+fn the_fast_csv_read_gives_the_rules_the_whole_read_gives() {
+    let texts = [
+        r#"{"metadata":{"name":"x","annotations":{"olm.properties":"not json","other":1}},"spec":{"installModes":[{"type":"OwnNamespace","supported":true}],"description":"long"}}"#,
+        r#"{"spec":{"apiservicedefinitions":{"owned":[{"name":"a"}]},"webhookdefinitions":[{"type":"x"}],"installModes":[{"type":"AllNamespaces","supported":true}]}}"#,
+        r#"{"spec":{"apiservicedefinitions":null,"webhookdefinitions":[],"installModes":"AllNamespaces"}}"#,
+        r#"{"metadata":"odd","spec":{"installModes":[{"type":"AllNamespaces","supported":true}]}}"#,
+        r#"{"spec":{"installModes":[]},"spec":{"installModes":[{"type":"AllNamespaces","supported":true}]}}"#,
+        r#"{"metadata":{"annotations":{"olm.properties":"[{\"type\":\"a\",\"value\":1}]"}},"spec":{"installModes":[{"type":"SingleNamespace","supported":true}]}}"#,
+        r#"[]"#,
+    ];
+    for text in texts {
+        let rules = |csv: Option<serde_json::Value>| {
+            let mut reasons = Vec::new();
+            if let Some(csv) = csv {
+                csv_rules(&csv, true, &mut reasons);
+            }
+            reasons
+        };
+        assert_eq!(
+            rules(csv_fields(text.as_bytes())),
+            rules(serde_json::from_str(text).ok()),
+            "{text}"
+        );
+    }
+}

@@ -127,6 +127,24 @@ pub fn lint(tables: &Tables, package: Option<&str>) -> Result<Vec<LintWarning>, 
     Ok(out)
 }
 
+/// The graph findings of one channel of `package` (no name checks): what
+/// `explain-upgrade` shows beside a subscription, at the cost of one channel.
+pub fn lint_channel(
+    tables: &Tables,
+    package: &str,
+    channel: &str,
+) -> Result<Vec<LintWarning>, GraphError> {
+    let (pi, p) = find_package(tables, package)?;
+    let mut out = Vec::new();
+    if let Some(ci) = p.channels.iter().position(|c| c.name == channel)
+        && let Some(index) = ChannelIndex::of(tables, pi, ci)
+    {
+        channel::check(&Hops { package: p, index }, &mut out);
+    }
+    out.sort_by(|a, b| (&a.entry, a.check, &a.message).cmp(&(&b.entry, b.check, &b.message)));
+    Ok(out)
+}
+
 /// A finding about the blob read at `origin`.
 fn finding(
     check: &'static str,

@@ -41,6 +41,10 @@ fn main() {
                 every_shared_catalog_has_the_olm_v1_readiness_docs_list,
             ),
             (
+                "every_shared_catalog_meets_the_profile_of_its_release",
+                every_shared_catalog_meets_the_profile_of_its_release,
+            ),
+            (
                 "every_shared_catalog_lints_as_docs_graphs_md_lists",
                 every_shared_catalog_lints_as_docs_graphs_md_lists,
             ),
@@ -281,6 +285,56 @@ fn every_shared_catalog_has_the_olm_v1_readiness_docs_list(root: PathBuf) -> Res
         return Err(
             format!("readiness differs from docs/cluster-upgrade.md; found:\n{report}").into(),
         );
+    }
+    Ok(())
+}
+
+/// Warnings by check, as docs/cluster-upgrade.md lists them.
+type Counts = &'static [(&'static str, usize)];
+
+/// (catalog, target, warnings by check): each catalog's metadata form is the one its
+/// OpenShift release wants.
+const PROFILES: &[(&str, &str, Counts)] = &[
+    ("community-v4.16", "ocp-4.16", &[("imageDigest", 422)]),
+    (
+        "community-v4.16",
+        "ocp-4.17",
+        &[("imageDigest", 422), ("metadataForm", 550)],
+    ),
+    (
+        "community-v4.20",
+        "ocp-4.16",
+        &[("imageDigest", 1866), ("metadataForm", 1606)],
+    ),
+    ("community-v4.20", "ocp-4.17", &[("imageDigest", 1866)]),
+    ("rhoai-3.5-v4.22", "ocp-4.16", &[("metadataForm", 154)]),
+    ("rhoai-3.5-v4.22", "ocp-4.17", &[]),
+    ("rhtpa-v4.18", "ocp-4.16", &[("metadataForm", 26)]),
+    ("rhtpa-v4.18", "ocp-4.17", &[]),
+    ("submariner-4.16", "ocp-4.16", &[]),
+    ("submariner-4.16", "ocp-4.17", &[("metadataForm", 50)]),
+];
+
+fn every_shared_catalog_meets_the_profile_of_its_release(root: PathBuf) -> Result<(), Failed> {
+    use fbc_catalog::cluster::profile::{Target, lint};
+    use fbc_catalog::graph::lint::Severity;
+    for (name, target, expected) in PROFILES {
+        let dir = root.join(name);
+        let loaded = fbc_catalog::load::load_model(&dir, &Default::default())
+            .map_err(|e| format!("{name}: {e:?}"))?;
+        let tables = loaded.tables(&dir, Default::default());
+        let findings =
+            lint(&tables, None, Target::parse(target)?).map_err(|e| format!("{name}: {e}"))?;
+        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        for f in findings.iter().filter(|f| f.severity == Severity::Warning) {
+            *counts.entry(f.check).or_default() += 1;
+        }
+        let found: Vec<(&str, usize)> = counts.into_iter().collect();
+        if found != expected.to_vec() {
+            return Err(
+                format!("{name} --target {target}: {found:?}, docs say {expected:?}").into(),
+            );
+        }
     }
     Ok(())
 }

@@ -9,7 +9,6 @@
 //! be explained), 1 on errors. The rules are `fbc_catalog::cluster::explain`'s.
 
 use crate::cli::graph::args::{Output, SourceArgs};
-use crate::cli::graph::emit;
 use crate::cli::graph::source::Source;
 use crate::cli::values::parse_duration;
 use crate::fbc_v1 as pb;
@@ -55,22 +54,12 @@ pub fn run(a: &ExplainUpgradeArgs) -> ExitCode {
         ..pb::ExplainUpgradeRequest::default()
     };
     match source.explain_upgrade(request, &limits, a.timeout) {
-        Ok(reply) => {
-            match a.output {
-                Output::Json => emit(&format!("{}\n", view::report_json(&reply))),
-                Output::Text => emit(
-                    &view::report_text(&reply)
-                        .iter()
-                        .map(|l| format!("{l}\n"))
-                        .collect::<String>(),
-                ),
-            }
-            if reply.stuck {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
+        Ok(reply) => super::print(
+            a.output,
+            view::report_json(&reply),
+            view::report_text(&reply),
+            reply.stuck,
+        ),
         Err(e) => fail(&e.to_string()),
     }
 }

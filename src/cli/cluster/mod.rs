@@ -13,9 +13,31 @@
 pub(crate) mod explain;
 pub(crate) mod upgrade;
 
+use crate::cli::graph::args::Output;
+use crate::cli::graph::emit;
 use crate::fbc_v1 as pb;
 use fbc_catalog::source::ParseLimits;
 use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Prints an answer as `json` or as `lines`; exit 2 when `attention` (something
+/// stuck or blocking), else 0.
+pub(crate) fn print(
+    output: Output,
+    json: serde_json::Value,
+    lines: Vec<String>,
+    attention: bool,
+) -> ExitCode {
+    match output {
+        Output::Json => emit(&format!("{json}\n")),
+        Output::Text => emit(&lines.iter().map(|l| format!("{l}\n")).collect::<String>()),
+    }
+    if attention {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
 
 /// The cluster-state files as a request carries them, each read whole and
 /// bounded by `--max-file-size` (standard input too: one byte past the limit

@@ -9,7 +9,6 @@
 //! The rules are `fbc_catalog::cluster::{openshift, upgrade}`'s.
 
 use crate::cli::graph::args::{Output, SourceArgs};
-use crate::cli::graph::emit;
 use crate::cli::graph::source::Source;
 use crate::fbc_v1 as pb;
 use crate::views::graph::cluster as view;
@@ -62,22 +61,12 @@ pub fn run(a: &ClusterUpgradeArgs) -> ExitCode {
         ..pb::CheckClusterUpgradeRequest::default()
     };
     match source.check_cluster_upgrade(request, &limits) {
-        Ok(reply) => {
-            match a.output {
-                Output::Json => emit(&format!("{}\n", view::verdicts_json(&reply))),
-                Output::Text => emit(
-                    &view::verdicts_text(&reply)
-                        .iter()
-                        .map(|l| format!("{l}\n"))
-                        .collect::<String>(),
-                ),
-            }
-            if reply.blocked {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
+        Ok(reply) => super::print(
+            a.output,
+            view::verdicts_json(&reply),
+            view::verdicts_text(&reply),
+            reply.blocked,
+        ),
         Err(e) => fail(&e.to_string()),
     }
 }

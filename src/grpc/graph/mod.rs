@@ -104,6 +104,14 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// A solver's permit (one per core), waited for at most `budget`.
+    async fn solver(&self, budget: Duration) -> Result<tokio::sync::OwnedSemaphorePermit, Status> {
+        tokio::time::timeout(budget, self.solving.clone().acquire_owned())
+            .await
+            .map_err(|_| Status::deadline_exceeded("every solver was busy until the deadline"))?
+            .map_err(|_| Status::unavailable("the server is stopping"))
+    }
+
     /// The service over `catalog` (`None`: a server-wide port), and over every
     /// catalog of `fleet` for requests that name one.
     pub fn new(catalog: Option<Catalog>, fleet: Arc<Fleet>) -> Self {
@@ -292,10 +300,7 @@ impl pb::graph_server::Graph for Graph {
         let snap = snapshot(&self.target(&r.catalog)?, &r.snapshot_digest)?;
         let info = snapshot_info(&snap);
         // each namespace's resolution is a SAT solve: one permit per core, as Resolve
-        let permit = tokio::time::timeout(budget, self.solving.clone().acquire_owned())
-            .await
-            .map_err(|_| Status::deadline_exceeded("every solver was busy until the deadline"))?
-            .map_err(|_| Status::unavailable("the server is stopping"))?;
+        let permit = self.solver(budget).await?;
         let mut reply = on_tables(snap, move |t| {
             let _permit = permit;
             cluster::explain_upgrade(t, &r, &ParseLimits::default(), Some(deadline))
@@ -343,10 +348,7 @@ impl pb::graph_server::Graph for Graph {
             .skip(1)
             .map(|name| self.fleet.get(name).and_then(|m| m.catalog.load()))
             .collect();
-        let permit = tokio::time::timeout(budget, self.solving.clone().acquire_owned())
-            .await
-            .map_err(|_| Status::deadline_exceeded("every solver was busy until the deadline"))?
-            .map_err(|_| Status::unavailable("the server is stopping"))?;
+        let permit = self.solver(budget).await?;
         let mut reply = on_tables(snap, move |t| {
             let _permit = permit;
             let empty = Tables::empty();

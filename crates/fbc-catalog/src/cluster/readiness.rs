@@ -293,6 +293,7 @@ fn install_modes(csv: &Value, reasons: &mut Vec<Reason>) {
 /// A summary over many bundles: how many are installable, and how many each rule
 /// refuses or qualifies ("n of m installable, by reason").
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Summary {
     /// Bundles looked at.
     pub bundles: usize,

@@ -114,6 +114,12 @@ pub fn providers(
     catalogs: &[CatalogInput<'_>],
     q: &SuccessorQuery,
 ) -> Result<Providers, GraphError> {
+    // operator-controller checks the range before it looks at any catalog
+    if let Some(r) = q.version_range.as_deref().filter(|r| !r.is_empty()) {
+        crate::version_range::masterminds::parse(r).map_err(|e| {
+            GraphError::InvalidArgument(format!("desired version range {r:?} is invalid: {e}"))
+        })?;
+    }
     let mut walk: Vec<&CatalogInput<'_>> = catalogs.iter().collect();
     walk.sort_by(|a, b| a.name.cmp(b.name));
     let mut verdicts = Vec::with_capacity(walk.len());

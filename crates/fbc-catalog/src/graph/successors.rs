@@ -152,12 +152,25 @@ pub struct Successors {
 fn installed_version(installed: &Installed) -> Result<InstalledVersion, GraphError> {
     let invalid =
         |e: String| GraphError::InvalidArgument(format!("error finding upgrade edges: {e}"));
+    // operator-controller's words (filter/successors.go, parseInstalledBundleVersionRelease
+    // and legacySuccessor), under the resolver's "error finding upgrade edges"
     let release = match &installed.release {
-        Some(release) => VersionRelease::parse_explicit(&installed.version, release),
-        None => VersionRelease::parse_legacy(&installed.version),
-    }
-    .map_err(|e| invalid(e.to_string()))?;
-    let strict = semver::Version::parse(&installed.version).map_err(|e| invalid(e.to_string()))?;
+        Some(release) => VersionRelease::parse_explicit(&installed.version, release).map_err(|e| {
+            invalid(format!(
+                "failed to parse installed bundle version and release: {e}"
+            ))
+        }),
+        None => VersionRelease::parse_legacy(&installed.version).map_err(|e| {
+            invalid(format!(
+                "failed to get version and release of installed bundle: {e}"
+            ))
+        }),
+    }?;
+    let strict = semver::Version::parse(&installed.version).map_err(|e| {
+        invalid(format!(
+            "getting successorsPredicate: error parsing installed bundle version: {e}"
+        ))
+    })?;
     Ok(InstalledVersion { release, strict })
 }
 

@@ -41,6 +41,10 @@ fn main() {
                 every_shared_catalog_has_the_olm_v1_readiness_docs_list,
             ),
             (
+                "no_shared_catalog_blocks_an_openshift_upgrade",
+                no_shared_catalog_blocks_an_openshift_upgrade,
+            ),
+            (
                 "every_shared_catalog_meets_the_profile_of_its_release",
                 every_shared_catalog_meets_the_profile_of_its_release,
             ),
@@ -285,6 +289,43 @@ fn every_shared_catalog_has_the_olm_v1_readiness_docs_list(root: PathBuf) -> Res
         return Err(
             format!("readiness differs from docs/cluster-upgrade.md; found:\n{report}").into(),
         );
+    }
+    Ok(())
+}
+
+/// docs/cluster-upgrade.md: no bundle of the five catalogs carries
+/// `olm.maxOpenShiftVersion` (as a property or in its CSV's `olm.properties`), so
+/// every bundle installed, by either OLM, blocks none of 4.17 … 4.22.
+fn no_shared_catalog_blocks_an_openshift_upgrade(root: PathBuf) -> Result<(), Failed> {
+    use fbc_catalog::cluster::openshift::MinorVersion;
+    use fbc_catalog::cluster::upgrade::{Installed, Olm, check};
+    for (name, ..) in EXPECTED {
+        let dir = root.join(name);
+        let loaded = fbc_catalog::load::load_model(&dir, &Default::default())
+            .map_err(|e| format!("{name}: {e:?}"))?;
+        let tables = loaded.tables(&dir, Default::default());
+        let installed: Vec<Installed> = tables
+            .packages()
+            .iter()
+            .flat_map(|p| p.bundles.iter().map(move |b| (p, b)))
+            .flat_map(|(p, b)| {
+                [Olm::V0, Olm::V1].map(|olm| Installed {
+                    owner: "all".into(),
+                    package: p.name.clone(),
+                    bundle: b.name.clone(),
+                    channel: String::new(),
+                    olm,
+                    on_cluster: None,
+                })
+            })
+            .collect();
+        for minor in 17..=22 {
+            let target = MinorVersion { major: 4, minor };
+            let verdicts = check(&tables, &installed, target);
+            if let Some(v) = verdicts.iter().find(|v| v.blocks || v.max.is_some()) {
+                return Err(format!("{name} --to {target}: {v:?}").into());
+            }
+        }
     }
     Ok(())
 }

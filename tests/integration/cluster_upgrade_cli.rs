@@ -2,10 +2,9 @@
 //! the exact line per installed bundle, the exit codes (0 nothing blocks, 2 something
 //! does, 1 errors), cluster state from a file and from stdin, and JSON.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use crate::harness::process::BIN;
+use crate::harness::process::{BIN, Ran, run_cli};
 
 fn fixture(name: &str) -> String {
     format!(
@@ -15,25 +14,13 @@ fn fixture(name: &str) -> String {
 }
 
 /// Runs `cluster-upgrade` with `args` after the catalog, `stdin` on standard input.
-fn run(args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
-    let mut child = Command::new(BIN)
-        .arg("cluster-upgrade")
-        .arg(fixture("catalog"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start");
-    if let Some(mut input) = child.stdin.take() {
-        let _ = input.write_all(stdin.as_bytes());
-    }
-    let out = child.wait_with_output().expect("wait");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+fn run(args: &[&str], stdin: &str) -> Ran {
+    let catalog = fixture("catalog");
+    let all: Vec<&str> = ["cluster-upgrade", catalog.as_str()]
+        .into_iter()
+        .chain(args.iter().copied())
+        .collect();
+    run_cli(all, stdin)
 }
 
 #[test]
@@ -124,16 +111,11 @@ fn mistakes_are_exit_1_with_the_reason() {
 fn lint_target_olm_v1_names_each_reason_and_refusals_are_warnings() {
     let example = format!("{}/catalogs/example", env!("CARGO_MANIFEST_DIR"));
     let lint = |extra: &[&str]| {
-        let out = Command::new(BIN)
-            .args(["lint", &example, "--target"])
-            .args(extra)
-            .output()
-            .expect("run");
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let all: Vec<&str> = ["lint", example.as_str(), "--target"]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .collect();
+        run_cli(all, "")
     };
     let (code, out, err) = lint(&["olm-v1"]);
     assert_eq!(code, Some(0), "{err}");

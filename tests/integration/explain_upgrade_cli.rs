@@ -4,34 +4,17 @@
 //! errors), JSON, standard input, and the same answer from a server (`--addr`,
 //! `fbc.v1.Graph/ExplainUpgrade`) as offline.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
-use crate::harness::process::BIN;
+use crate::harness::process::{Ran, run_cli};
 
 const CATALOG: &str = "tests/fixtures/cluster/explain/catalog";
 const STATE: &str = "tests/fixtures/cluster/explain/state.yaml";
 
 /// Runs `explain-upgrade` in the crate's root with `args`, `stdin` on standard input.
-fn run(args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
-    let mut child = Command::new(BIN)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("explain-upgrade")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start");
-    if let Some(mut input) = child.stdin.take() {
-        let _ = input.write_all(stdin.as_bytes());
-    }
-    let out = child.wait_with_output().expect("wait");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+fn run(args: &[&str], stdin: &str) -> Ran {
+    let all: Vec<&str> = std::iter::once("explain-upgrade")
+        .chain(args.iter().copied())
+        .collect();
+    run_cli(all, stdin)
 }
 
 #[test]

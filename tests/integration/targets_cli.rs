@@ -3,24 +3,13 @@
 //! target (golden files beside the catalog), validate's verdict and exit code,
 //! and the same findings from a server (`--addr`).
 
-use std::process::Command;
-
-use crate::harness::process::BIN;
+use crate::harness::process::{Ran, run_cli};
 
 const DIR: &str = "tests/fixtures/cluster/targets";
 
 /// Runs the binary in the crate's root: (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(BIN)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .expect("run");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+fn run(args: &[&str]) -> Ran {
+    run_cli(args, "")
 }
 
 fn golden(target: &str) -> String {

@@ -136,3 +136,29 @@ impl Drop for Served {
         }
     }
 }
+
+/// What a command run to its end gave: exit code, standard output, standard error.
+pub type Ran = (Option<i32>, String, String);
+
+/// Runs the binary with `args` in the crate's root, `stdin` on standard input,
+/// to its end.
+pub fn run_cli<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>, stdin: &str) -> Ran {
+    let mut child = Command::new(BIN)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the binary");
+    if let Some(mut input) = child.stdin.take() {
+        // a command that exits before reading all of it is not an error here
+        let _ = std::io::Write::write_all(&mut input, stdin.as_bytes());
+    }
+    let out = child.wait_with_output().expect("wait for the binary");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

@@ -61,6 +61,23 @@ impl IgnoreRules {
         Ok(IgnoreRules { by_dir })
     }
 
+    /// Compiles `.indexignore` texts given as (path relative to the root, text):
+    /// what [`IgnoreRules::from_files`] does once the files are read.
+    pub fn from_texts(files: &[(&str, &str)]) -> Result<Self, LoadError> {
+        let mut by_dir: HashMap<String, Vec<Rule>> = HashMap::new();
+        for (rel, text) in files {
+            let dir = rel
+                .rsplit_once('/')
+                .map(|(d, _)| d.to_string())
+                .unwrap_or_default();
+            by_dir
+                .entry(dir)
+                .or_default()
+                .extend(Self::parse(rel, text)?);
+        }
+        Ok(IgnoreRules { by_dir })
+    }
+
     fn parse(rel: &str, text: &str) -> Result<Vec<Rule>, LoadError> {
         let mut rules = Vec::new();
         for (i, line) in text.lines().enumerate() {
@@ -102,7 +119,9 @@ impl IgnoreRules {
             } else {
                 &rel[dir.len() + 1..]
             };
-            let path = PathBuf::from("/").join(scoped);
+            // the matcher's root is "/": a path must not bring its own (the ignore
+            // crate asserts it), so leading slashes go (fuzz crash a3913189)
+            let path = PathBuf::from("/").join(scoped.trim_start_matches('/'));
             for rule in rules {
                 match rule.matcher.matched_path_or_any_parents(&path, false) {
                     Match::Ignore(_) => ignored = true,
@@ -120,16 +139,17 @@ mod tests {
     use super::*;
 
     fn rules(files: &[(&str, &str)]) -> IgnoreRules {
-        let mut by_dir: HashMap<String, Vec<Rule>> = HashMap::new();
-        for (rel, text) in files {
-            let dir = rel
-                .rsplit_once('/')
-                .map(|(d, _)| d.to_string())
-                .unwrap_or_default();
-            let parsed = IgnoreRules::parse(rel, text).expect("valid patterns");
-            by_dir.entry(dir).or_default().extend(parsed);
-        }
-        IgnoreRules { by_dir }
+        IgnoreRules::from_texts(files).expect("valid patterns")
+    }
+
+    /// fuzz/artifacts/indexignore/crash-a39131890fea5d70254a5ef4cb933302d6afbfce:
+    /// a path starting with slashes made the ignore crate's root assertion panic.
+    #[test]
+    fn fuzz_crash_a3913189_a_path_with_leading_slashes_is_matched_not_a_panic() {
+        let r = rules(&[(".indexignore", "/1/\n1\n")]);
+        assert!(r.is_ignored("////////1"));
+        assert!(r.is_ignored("//1/x.yaml"));
+        assert!(!r.is_ignored("//2"));
     }
 
     #[test]

@@ -58,6 +58,8 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
 pub mod app;
 pub mod cli;
 pub mod fleet;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub mod grpc;
 pub mod http;
 pub mod metrics;

@@ -22,7 +22,12 @@ if [[ ${#TARGETS[@]} -eq 0 ]]; then
 fi
 command -v cargo-fuzz >/dev/null || { echo "tools/fuzz.sh: cargo-fuzz is not installed (cargo install cargo-fuzz --locked)" >&2; exit 2; }
 export RUSTC_BOOTSTRAP=1
-(cd fuzz && cargo fuzz build -s none "${TARGETS[@]}" 2>&1 | tail -n 3) || (cd fuzz && cargo fuzz build -s none)
+# one target builds alone; several build together (cargo fuzz build takes one or all)
+if [[ ${#TARGETS[@]} -eq 1 ]]; then
+    (cd fuzz && cargo fuzz build -s none "${TARGETS[0]}")
+else
+    (cd fuzz && cargo fuzz build -s none)
+fi
 WORK=${FUZZ_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/fbc-fuzz.XXXXXX")}
 failed=()
 for t in "${TARGETS[@]}"; do

@@ -74,6 +74,8 @@ const LAYERS: &[&str] = &[
     "http",
     "app",
     "cli",
+    // the fuzz targets' entry points (feature `fuzzing`): above everything they reach
+    "fuzzing",
     "main",
 ];
 

@@ -76,6 +76,9 @@ pub struct ConnState {
     /// Reply bytes handed to hyper and not yet written to the socket (with [`CLOSED`]).
     unsent: AtomicUsize,
     clocks: Mutex<Vec<Arc<StallClock>>>,
+    /// Since when the socket has refused every write (the client reads nothing: a
+    /// SETTINGS or PING flood whose answers it never takes, a reply it never reads).
+    socket_write: StallClock,
     killed: AtomicBool,
     waker: Mutex<Option<Waker>>,
     budget: Arc<Budget>,
@@ -95,6 +98,7 @@ impl ConnState {
             health_checks: AtomicUsize::new(0),
             unsent: AtomicUsize::new(0),
             clocks: Mutex::new(Vec::new()),
+            socket_write: StallClock::default(),
             killed: AtomicBool::new(false),
             waker: Mutex::new(None),
             budget,
@@ -201,10 +205,24 @@ impl ConnState {
         }
     }
 
-    /// The longest current wait on the client, in ms.
+    /// The longest current wait on the client, in ms: a reply or request waiting on
+    /// it, or the socket refusing writes.
     pub fn longest_stall_ms(&self, now: u64) -> Option<u64> {
         let clocks = self.clocks.lock().ok()?;
-        clocks.iter().filter_map(|c| c.waited_ms(now)).max()
+        let socket = self.socket_write.waited_ms(now);
+        clocks
+            .iter()
+            .filter_map(|c| c.waited_ms(now))
+            .chain(socket)
+            .max()
+    }
+
+    /// Runs the socket's write clock while a write is refused, stops it on progress.
+    fn write_polled<T>(&self, polled: &Poll<io::Result<T>>) {
+        match polled {
+            Poll::Pending => self.socket_write.start(),
+            Poll::Ready(_) => self.socket_write.stop(),
+        }
     }
 
     /// Closes the connection: its reads and writes fail from now on, so hyper drops
@@ -316,6 +334,7 @@ impl AsyncWrite for ConnIo {
         let this = self.get_mut();
         this.state.check(cx)?;
         let polled = Pin::new(&mut this.stream).poll_write(cx, buf);
+        this.state.write_polled(&polled);
         if let Poll::Ready(Ok(n)) = polled {
             this.state.written(n);
         }
@@ -330,6 +349,7 @@ impl AsyncWrite for ConnIo {
         let this = self.get_mut();
         this.state.check(cx)?;
         let polled = Pin::new(&mut this.stream).poll_write_vectored(cx, bufs);
+        this.state.write_polled(&polled);
         if let Poll::Ready(Ok(n)) = polled {
             this.state.written(n);
         }
@@ -387,6 +407,15 @@ mod tests {
         assert!(conn.longest_stall_ms(now_ms() + 5_000) >= Some(5_000));
         a.stop();
         conn.unwatch(&b);
+        assert_eq!(conn.longest_stall_ms(now_ms() + 5_000), None);
+    }
+
+    #[test]
+    fn a_refused_write_runs_the_socket_clock_until_a_write_goes_through() {
+        let (_budget, conn) = state();
+        conn.write_polled::<usize>(&Poll::Pending);
+        assert!(conn.longest_stall_ms(now_ms() + 5_000) >= Some(5_000));
+        conn.write_polled(&Poll::Ready(Ok(1usize)));
         assert_eq!(conn.longest_stall_ms(now_ms() + 5_000), None);
     }
 }

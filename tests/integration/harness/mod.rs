@@ -2,6 +2,7 @@
 //! 127.0.0.1:0 through the app, serves until dropped), [`process`] (the binary
 //! as a child on ports it picks and logs), fixtures, `eventually`.
 
+pub mod catalogs;
 pub mod process;
 
 use fbc_registry::api::registry_client::RegistryClient;

@@ -13,7 +13,9 @@
 //!
 //! A failed or interrupted unpack leaves only a `.tmp-` directory, removed by the next [`Store::open`]
 //! once its process is gone; the entry of a digest is never replaced once complete (content by
-//! digest cannot change). [`Store::collect`] keeps the N most recently used entries.
+//! digest cannot change). [`Store::collect`] keeps the N most recently used entries, removing an
+//! entry's marker first: one whose removal was interrupted is never taken for complete, and is
+//! removed by the next [`Store::open`] (or replaced by the next [`Store::insert`] of its digest).
 
 use crate::digest::Digest;
 use std::fs;
@@ -25,6 +27,8 @@ use std::time::SystemTime;
 /// The file whose presence marks a complete entry.
 const MARKER: &str = "image.json";
 const TMP_PREFIX: &str = ".tmp-";
+/// The start of an entry's directory name, before the digest's hex.
+const ENTRY_PREFIX: &str = "sha256-";
 
 /// A store of unpacked catalogs.
 #[derive(Debug)]
@@ -90,17 +94,23 @@ fn err(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
 }
 
 impl Store {
-    /// Opens (creating) the store at `root`, removing what interrupted unpacks left.
+    /// Opens (creating) the store at `root`, removing what interrupted unpacks and removals
+    /// left: `.tmp-` directories of processes that are gone, entries without their marker.
     pub fn open(root: &Path) -> Result<Store, StoreError> {
         fs::create_dir_all(root).map_err(err(root))?;
         for entry in fs::read_dir(root).map_err(err(root))? {
             let entry = entry.map_err(err(root))?;
             let name = entry.file_name();
-            let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(TMP_PREFIX)) else {
+            let Some(name) = name.to_str() else {
                 continue;
             };
-            let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
-            if pid.is_none_or(|pid| !process_alive(pid)) {
+            if let Some(rest) = name.strip_prefix(TMP_PREFIX) {
+                let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+                if pid.is_none_or(|pid| !process_alive(pid)) {
+                    let _ = fs::remove_dir_all(entry.path());
+                }
+            } else if name.starts_with(ENTRY_PREFIX) && !entry.path().join(MARKER).is_file() {
+                // a removal by `collect` (marker first) that did not finish
                 let _ = fs::remove_dir_all(entry.path());
             }
         }
@@ -111,7 +121,7 @@ impl Store {
     }
 
     fn entry_at(&self, digest: &Digest) -> Entry {
-        let dir = self.root.join(format!("sha256-{}", digest.hex()));
+        let dir = self.root.join(format!("{ENTRY_PREFIX}{}", digest.hex()));
         Entry {
             digest: digest.clone(),
             catalog: dir.join("catalog"),
@@ -176,7 +186,16 @@ impl Store {
             json.and_then(|j| fs::write(&marker, j))
                 .map_err(err(&marker))?;
             let dir = self.entry_at(digest).catalog.with_file_name("");
-            match fs::rename(&tmp, &dir) {
+            let renamed = fs::rename(&tmp, &dir).or_else(|e| {
+                if dir.is_dir() && !dir.join(MARKER).is_file() {
+                    // An entry left half-removed (see `collect`): never complete, replaced.
+                    let _ = fs::remove_dir_all(&dir);
+                    fs::rename(&tmp, &dir)
+                } else {
+                    Err(e)
+                }
+            });
+            match renamed {
                 Ok(()) => Ok(()),
                 // Another process completed the same digest first: its entry is as good.
                 Err(_) if dir.join(MARKER).is_file() => Ok(()),
@@ -195,7 +214,7 @@ impl Store {
         for item in fs::read_dir(&self.root).map_err(err(&self.root))? {
             let item = item.map_err(err(&self.root))?;
             let name = item.file_name();
-            let Some(hex) = name.to_str().and_then(|n| n.strip_prefix("sha256-")) else {
+            let Some(hex) = name.to_str().and_then(|n| n.strip_prefix(ENTRY_PREFIX)) else {
                 continue;
             };
             let Ok(digest) = format!("sha256:{hex}").parse::<Digest>() else {
@@ -321,6 +340,41 @@ mod tests {
         Store::open(dir.path()).expect("open");
         assert!(!dead.exists() && !ours.exists());
         assert!(alive.exists(), "pid 1 is running");
+    }
+
+    /// `collect` removes an entry's marker, then its files: killed in between, it leaves a
+    /// directory that is not an entry. The next open removes it; an insert of its digest
+    /// before that replaces it.
+    #[test]
+    fn an_entry_left_half_removed_is_removed_by_open_and_replaced_by_insert() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        let fill = |catalog: &Path| -> Result<(), StoreError> {
+            fs::write(catalog.join("a.json"), b"{}").map_err(err(catalog))
+        };
+        let half_remove = |store: &Store, n: u8| {
+            let entry = store.insert(&digest(n), "r", fill).expect("insert");
+            let root = entry.catalog.with_file_name("");
+            fs::remove_file(root.join(MARKER)).expect("remove the marker");
+            root
+        };
+        let left = half_remove(&store, 1);
+        assert!(store.get(&digest(1)).is_none(), "taken for complete");
+        Store::open(dir.path()).expect("open again");
+        assert!(!left.exists(), "open left a half-removed entry");
+
+        let left = half_remove(&store, 2);
+        let mut filled = false;
+        let entry = store
+            .insert(&digest(2), "r", |catalog| {
+                filled = true;
+                fill(catalog)
+            })
+            .expect("insert over a half-removed entry");
+        assert!(filled, "the half-removed entry was not unpacked again");
+        assert_eq!(entry.catalog.with_file_name(""), left);
+        assert!(store.get(&digest(2)).is_some());
+        assert_eq!(fs::read(entry.catalog.join("a.json")).expect("read"), b"{}");
     }
 
     #[test]

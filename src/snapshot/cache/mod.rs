@@ -32,9 +32,13 @@
 //!    start instead of crash-looping.
 //! 5. A cache directory that cannot be written (read-only image layer) is not an
 //!    error when serving: the index is kept in memory. With `--cache-only` it is.
-//! 6. Files are written to a temporary name of the writing process's own, synced,
-//!    and renamed, digest last, so a crash never leaves a cache that looks valid and
-//!    servers sharing a directory never write the same file.
+//! 6. Files are written to a temporary name of the writing process's own
+//!    (`.{file}.{pid}.{nanos}.tmp`), synced, and renamed, digest last, so a crash never
+//!    leaves a cache that looks valid and servers sharing a directory never write the
+//!    same file. A writer killed before its rename leaves its temporary file: every
+//!    start, and every write, removes those of processes that are gone (and those of an
+//!    earlier process that had this one's id, as a restarted container's PID 1 does);
+//!    a running writer's are left to it.
 //! 7. A warm start maps `index.pb` into memory instead of reading it: replies are
 //!    served from the page cache, only the pages a load touches are faulted in, and
 //!    under memory pressure the kernel can drop and re-read them instead of
@@ -177,6 +181,7 @@ pub fn load(
 ) -> Result<CachedLoad, CacheError> {
     // a warm start is a load too: its end is when start-only memory is handed back
     let _loading = load::Loading::start();
+    remove_leftovers(&cfg.dir.join(SUBDIR));
     let mut notes = Notes {
         foreign: foreign_layout(&cfg.dir),
         stale: None,
@@ -423,6 +428,7 @@ fn write(
     fingerprint: Option<&str>,
 ) -> Result<std::fs::File, String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    remove_leftovers(dir);
     // An old digest must not vouch for a half-written index.
     match std::fs::remove_file(dir.join(DIGEST_FILE)) {
         Ok(()) => {}
@@ -461,10 +467,9 @@ fn replace_file(
     name: &str,
     write: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<std::fs::File, String> {
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
+    // first: every stamp of ours is at or after it (see `live_writer`)
+    let _ = process_epoch();
+    let stamp = now_nanos();
     let tmp = dir.join(format!(".{name}.{}.{stamp}.tmp", std::process::id()));
     let created = std::fs::OpenOptions::new()
         .read(true)
@@ -492,6 +497,75 @@ fn replace_file(
             Err(e.to_string())
         }
     }
+}
+
+/// Removes from our subdirectory `dir` the temporary files (rule 6) that writers killed
+/// before their rename left: those whose process is gone, or was an earlier process with
+/// this one's id. Best effort: what cannot be listed or removed stays.
+fn remove_leftovers(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some((pid, stamp)) = name.to_str().and_then(temp_owner) else {
+            continue;
+        };
+        if !live_writer(pid, stamp) {
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => tracing::info!(
+                    file = %entry.path().display(),
+                    "removed a temporary file of an index cache writer that is gone"
+                ),
+                Err(e) => tracing::debug!(
+                    file = %entry.path().display(),
+                    error = %e,
+                    "cannot remove a temporary file of an index cache writer that is gone"
+                ),
+            }
+        }
+    }
+}
+
+/// The process id and time stamp in `name`, when it is the temporary name
+/// `.{file}.{pid}.{nanos}.tmp` of one of our files (see [`replace_file`]).
+fn temp_owner(name: &str) -> Option<(u32, u128)> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let mut parts = rest.rsplitn(3, '.');
+    let stamp = parts.next()?.parse().ok()?;
+    let pid = parts.next()?.parse().ok()?;
+    let file = parts.next()?;
+    [INDEX_FILE, DIGEST_FILE, FINGERPRINT_FILE]
+        .contains(&file)
+        .then_some((pid, stamp))
+}
+
+/// Whether the writer of a temporary file (`pid`, `stamp`) may still be writing it: this
+/// process, when stamped since it first wrote (an earlier process with the same id, a
+/// container's PID 1 restarted, stamped before); another process, while it exists (on
+/// Linux; elsewhere always, so nothing in use is removed).
+fn live_writer(pid: u32, stamp: u128) -> bool {
+    if pid == std::process::id() {
+        return stamp >= process_epoch();
+    }
+    if cfg!(target_os = "linux") {
+        Path::new("/proc").join(pid.to_string()).exists()
+    } else {
+        true
+    }
+}
+
+/// When this process first wrote or cleaned a cache, in nanoseconds since the epoch.
+fn process_epoch() -> u128 {
+    static EPOCH: std::sync::OnceLock<u128> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(now_nanos)
+}
+
+fn now_nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -271,3 +271,58 @@ fn a_cold_start_is_served_from_the_cache_it_wrote() {
     );
     assert_eq!(again.report.stats.bundles, 3);
 }
+
+/// A writer killed before its rename leaves `.{file}.{pid}.{nanos}.tmp` (rule 6): the next
+/// start removes those of processes that are gone and of an earlier process with this one's
+/// id, and leaves a running writer's (and anything not ours) alone.
+#[test]
+fn a_start_removes_the_temporary_files_of_killed_writers_only() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let root = catalog(tmp.path());
+    let dir = tmp.path().join("cache");
+    load(&root, &cfg(&dir, false)).expect("cold");
+    let ours = dir.join(SUBDIR);
+    let me = std::process::id();
+    let fresh = super::process_epoch() + 1;
+    let dead = [
+        format!(".{INDEX_FILE}.{}.1.tmp", u32::MAX - 1),
+        format!(".{DIGEST_FILE}.{}.2.tmp", u32::MAX - 1),
+        // an earlier process that had this one's id
+        format!(".{FINGERPRINT_FILE}.{me}.3.tmp"),
+    ];
+    let kept = [
+        // pid 1 runs, and a write of this process is in progress
+        format!(".{INDEX_FILE}.1.4.tmp"),
+        format!(".{INDEX_FILE}.{me}.{fresh}.tmp"),
+        // not a name of ours
+        format!(".other.{}.5.tmp", u32::MAX - 1),
+        "notes.txt".to_owned(),
+    ];
+    for name in dead.iter().chain(&kept) {
+        std::fs::write(ours.join(name), b"half").expect("plant");
+    }
+    let warm = load(&root, &cfg(&dir, true)).expect("warm");
+    assert_eq!(warm.outcome, Outcome::Warm);
+    for name in &dead {
+        assert!(!ours.join(name).exists(), "{name} was left");
+    }
+    for name in &kept {
+        assert!(ours.join(name).exists(), "{name} was removed");
+    }
+}
+
+#[test]
+fn only_our_temporary_names_are_read_as_a_writer_and_a_stamp() {
+    assert_eq!(temp_owner(".index.pb.42.1700.tmp"), Some((42, 1700)));
+    assert_eq!(temp_owner(".digest.7.8.tmp"), Some((7, 8)));
+    for other in [
+        "index.pb",
+        ".index.pb.42.1700",
+        "index.pb.42.1700.tmp",
+        ".index.pb.x.1700.tmp",
+        ".other.42.1700.tmp",
+        ".index.pb.1700.tmp",
+    ] {
+        assert_eq!(temp_owner(other), None, "{other}");
+    }
+}

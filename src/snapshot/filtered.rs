@@ -113,9 +113,7 @@ fn write_filtered(
             format!("cannot {what} the filtered catalog: {e}"),
         )]
     };
-    let scratch = tempfile::Builder::new()
-        .prefix("fbc-registry-filtered-")
-        .tempdir()
+    let scratch = crate::snapshot::scratch::dir("fbc-registry-filtered-")
         .map_err(|e| io("make a directory for", e))?;
     std::fs::write(scratch.path().join(FILE_NAME), &filtered.stream).map_err(|e| io("write", e))?;
     Ok(scratch)

@@ -18,6 +18,7 @@
 //! | [`poll`] | a registry tag, polled → new images handed to [`reload`] |
 //! | [`status`] | where the served catalog came from and how its updates fare (catalogd's conditions) |
 //! | [`views`] | a view built on first use, kept or dropped again |
+//! | [`scratch`] | a prefix → a scratch directory named after its owner, those of dead owners removed first |
 //! | [`budget`] | the memory target → which built views are kept |
 //! | this module | a loaded catalog → the published, atomically swapped [`Snapshot`] |
 
@@ -30,6 +31,7 @@ pub mod load;
 pub mod mapped;
 pub mod poll;
 pub mod reload;
+pub(crate) mod scratch;
 pub mod spill;
 pub mod status;
 pub mod views;

@@ -47,6 +47,7 @@
 //!    program only ever replaces it by rename, which leaves a mapped file intact.
 
 use crate::snapshot::load::{self, LoadOptions, LoadReport, LoadedCatalog};
+use crate::snapshot::scratch::Owner;
 use crate::views::registry::RegistryView;
 use bytes::Bytes;
 use fbc_catalog::diagnostic::Diagnostic;
@@ -467,10 +468,8 @@ fn replace_file(
     name: &str,
     write: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<std::fs::File, String> {
-    // first: every stamp of ours is at or after it (see `live_writer`)
-    let _ = process_epoch();
-    let stamp = now_nanos();
-    let tmp = dir.join(format!(".{name}.{}.{stamp}.tmp", std::process::id()));
+    let owner = Owner::now();
+    let tmp = dir.join(format!(".{name}.{}.{}.tmp", owner.pid, owner.stamp));
     let created = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -508,10 +507,10 @@ fn remove_leftovers(dir: &Path) {
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some((pid, stamp)) = name.to_str().and_then(temp_owner) else {
+        let Some(owner) = name.to_str().and_then(temp_owner) else {
             continue;
         };
-        if !live_writer(pid, stamp) {
+        if !owner.alive() {
             match std::fs::remove_file(entry.path()) {
                 Ok(()) => tracing::info!(
                     file = %entry.path().display(),
@@ -529,7 +528,7 @@ fn remove_leftovers(dir: &Path) {
 
 /// The process id and time stamp in `name`, when it is the temporary name
 /// `.{file}.{pid}.{nanos}.tmp` of one of our files (see [`replace_file`]).
-fn temp_owner(name: &str) -> Option<(u32, u128)> {
+fn temp_owner(name: &str) -> Option<Owner> {
     let rest = name.strip_prefix('.')?.strip_suffix(".tmp")?;
     let mut parts = rest.rsplitn(3, '.');
     let stamp = parts.next()?.parse().ok()?;
@@ -537,35 +536,7 @@ fn temp_owner(name: &str) -> Option<(u32, u128)> {
     let file = parts.next()?;
     [INDEX_FILE, DIGEST_FILE, FINGERPRINT_FILE]
         .contains(&file)
-        .then_some((pid, stamp))
-}
-
-/// Whether the writer of a temporary file (`pid`, `stamp`) may still be writing it: this
-/// process, when stamped since it first wrote (an earlier process with the same id, a
-/// container's PID 1 restarted, stamped before); another process, while it exists (on
-/// Linux; elsewhere always, so nothing in use is removed).
-fn live_writer(pid: u32, stamp: u128) -> bool {
-    if pid == std::process::id() {
-        return stamp >= process_epoch();
-    }
-    if cfg!(target_os = "linux") {
-        Path::new("/proc").join(pid.to_string()).exists()
-    } else {
-        true
-    }
-}
-
-/// When this process first wrote or cleaned a cache, in nanoseconds since the epoch.
-fn process_epoch() -> u128 {
-    static EPOCH: std::sync::OnceLock<u128> = std::sync::OnceLock::new();
-    *EPOCH.get_or_init(now_nanos)
-}
-
-fn now_nanos() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default()
+        .then_some(Owner { pid, stamp })
 }
 
 #[cfg(test)]

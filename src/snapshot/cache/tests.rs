@@ -283,7 +283,7 @@ fn a_start_removes_the_temporary_files_of_killed_writers_only() {
     load(&root, &cfg(&dir, false)).expect("cold");
     let ours = dir.join(SUBDIR);
     let me = std::process::id();
-    let fresh = super::process_epoch() + 1;
+    let fresh = crate::snapshot::scratch::process_epoch() + 1;
     let dead = [
         format!(".{INDEX_FILE}.{}.1.tmp", u32::MAX - 1),
         format!(".{DIGEST_FILE}.{}.2.tmp", u32::MAX - 1),
@@ -313,8 +313,17 @@ fn a_start_removes_the_temporary_files_of_killed_writers_only() {
 
 #[test]
 fn only_our_temporary_names_are_read_as_a_writer_and_a_stamp() {
-    assert_eq!(temp_owner(".index.pb.42.1700.tmp"), Some((42, 1700)));
-    assert_eq!(temp_owner(".digest.7.8.tmp"), Some((7, 8)));
+    assert_eq!(
+        temp_owner(".index.pb.42.1700.tmp"),
+        Some(crate::snapshot::scratch::Owner {
+            pid: 42,
+            stamp: 1700
+        })
+    );
+    assert_eq!(
+        temp_owner(".digest.7.8.tmp"),
+        Some(crate::snapshot::scratch::Owner { pid: 7, stamp: 8 })
+    );
     for other in [
         "index.pb",
         ".index.pb.42.1700",

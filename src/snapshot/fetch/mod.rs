@@ -220,12 +220,12 @@ fn open_store(
     match &options.store {
         Some(dir) => Ok((Store::open(dir)?, None)),
         None => {
-            let scratch = tempfile::Builder::new()
-                .prefix("fbc-registry-image-")
-                .tempdir()
-                .map_err(|source| FetchError::Scratch {
-                    image: reference.to_owned(),
-                    source,
+            let scratch =
+                crate::snapshot::scratch::dir("fbc-registry-image-").map_err(|source| {
+                    FetchError::Scratch {
+                        image: reference.to_owned(),
+                        source,
+                    }
                 })?;
             Ok((Store::open(scratch.path())?, Some(scratch)))
         }

@@ -19,18 +19,26 @@
 //!    Anything else (devices, FIFOs, sockets, sparse files…) is refused. Nothing is written
 //!    through a symlink ([`tree`]). Modes, owners, times and extended attributes are not kept.
 //! 6. Limits: layers, entries, uncompressed bytes read, bytes per file; each names its flag.
+//!    The uncompressed bytes are counted twice: by each entry's size (PAX `size` records
+//!    included), so an entry over the limit is refused before it is read, and as the tar
+//!    streams themselves ([`meter`]), headers and padding included, so no header trick
+//!    reads past the limit unseen. The headers before one entry (long names, PAX records,
+//!    which the tar reader holds in memory) are at most 1 MiB.
 
 pub mod decompress;
 pub mod entry_path;
+mod meter;
 pub mod tree;
 
 use crate::digest::Digest;
 use crate::limits::{ImageLimits, Limit};
 use entry_path::{ImagePath, PathProblem, configs_root, entry_path, link_target, relative_link};
+use meter::{Meter, Trip};
 use std::ffi::OsStr;
 use std::fmt;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use tar::EntryType;
 use tree::{Tree, TreeError};
 
@@ -177,6 +185,7 @@ pub fn unpack(
         tree: Tree::new(target.to_owned()),
         limits,
         report: UnpackReport::default(),
+        meter: Meter::new(limits.max_unpack_bytes),
     };
     for (i, layer) in layers.iter().enumerate() {
         run.tree.next_layer();
@@ -200,6 +209,8 @@ struct Run<'a> {
     tree: Tree,
     limits: &'a ImageLimits,
     report: UnpackReport,
+    /// Every layer's uncompressed stream, counted against the unpack-size limit.
+    meter: Rc<Meter>,
 }
 
 /// A failure inside a layer: the entry's name when there is one, and what.
@@ -213,14 +224,45 @@ impl Run<'_> {
         let read = |e| (None, UnpackErrorKind::Read(e));
         let file = std::fs::File::open(&layer.path).map_err(read)?;
         let (_, stream) = decompress::decompress(file).map_err(read)?;
-        let mut archive = tar::Archive::new(stream);
-        for entry in archive.entries().map_err(read)? {
-            let mut entry = entry.map_err(read)?;
+        let mut archive = tar::Archive::new(self.meter.wrap(stream));
+        let mut entries = archive.entries().map_err(read)?;
+        // Where the next entry's headers start: the reader skips what is left of the last
+        // entry's data, then reads headers, within the fence, until it has an entry.
+        let mut headers_from = 0u64;
+        loop {
+            self.meter.fence(headers_from);
+            let Some(entry) = entries.next() else {
+                return Ok(());
+            };
+            self.meter.unfence();
+            let mut entry = entry.map_err(|e| (None, self.stopped(UnpackErrorKind::Read(e))))?;
+            headers_from = entry
+                .raw_file_position()
+                .saturating_add(entry.size().div_ceil(512).saturating_mul(512));
             let name = String::from_utf8_lossy(&entry.path_bytes()).into_owned();
             self.entry(&mut entry)
-                .map_err(|kind| (Some(name.chars().take(300).collect()), kind))?;
+                .map_err(|kind| (Some(name.chars().take(300).collect()), self.stopped(kind)))?;
         }
-        Ok(())
+    }
+
+    /// `kind`, or the limit the stream meter stopped at when it did: then that is why
+    /// reading (or writing what was read) failed.
+    fn stopped(&self, kind: UnpackErrorKind) -> UnpackErrorKind {
+        match self.meter.tripped() {
+            Some(Trip::UnpackSize) => over(
+                "the uncompressed size of the layers",
+                self.limits.max_unpack_bytes,
+                Limit::UnpackSize,
+            ),
+            Some(Trip::Headers) => UnpackErrorKind::Read(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "the headers before an entry (GNU long names, PAX records) are over {} bytes",
+                    meter::MAX_HEADER_BYTES
+                ),
+            )),
+            None => kind,
+        }
     }
 
     fn entry(
@@ -235,7 +277,13 @@ impl Run<'_> {
                 Limit::Entries,
             ));
         }
-        let size = entry.header().entry_size().map_err(UnpackErrorKind::Read)?;
+        // The size the reader goes by: a PAX `size` record overrides the header's. (For a GNU
+        // sparse file the reader's size is the expanded one; what it reads is the header's.)
+        let size = if entry.header().entry_type() == EntryType::GNUSparse {
+            entry.header().entry_size().map_err(UnpackErrorKind::Read)?
+        } else {
+            entry.size()
+        };
         self.report.bytes_read = self.report.bytes_read.saturating_add(size);
         if self.report.bytes_read > self.limits.max_unpack_bytes {
             return Err(over(

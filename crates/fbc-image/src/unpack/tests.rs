@@ -295,6 +295,150 @@ fn a_tar_bomb_outside_the_configs_directory_still_counts() {
     assert!(message.contains("--max-unpack-size"), "{message}");
 }
 
+/// One tar entry as raw bytes: a header whose size field says `size_field`, then `data`,
+/// padded to a block (so the two may disagree, as a hostile layer's do).
+fn raw_entry(kind: tar::EntryType, name: &str, size_field: u64, data: &[u8]) -> Vec<u8> {
+    let mut header = tar::Header::new_ustar();
+    header.set_entry_type(kind);
+    header.set_path(name).expect("a short name");
+    header.set_size(size_field);
+    header.set_mode(0o644);
+    header.set_cksum();
+    let mut out = header.as_bytes().to_vec();
+    out.extend_from_slice(data);
+    out.resize(out.len().div_ceil(512) * 512, 0);
+    out
+}
+
+/// A PAX header entry holding one `key=value` record.
+fn pax_entry(key: &str, value: &[u8]) -> Vec<u8> {
+    let body = [b" ", key.as_bytes(), b"=", value, b"\n"].concat();
+    // The record's length counts its own digits.
+    let mut len = body.len() + 1;
+    while len.to_string().len() + body.len() != len {
+        len += 1;
+    }
+    let record = [len.to_string().as_bytes(), &body].concat();
+    raw_entry(
+        tar::EntryType::XHeader,
+        "PaxHeaders/x",
+        record.len() as u64,
+        &record,
+    )
+}
+
+const END: [u8; 1024] = [0; 1024];
+
+/// fuzz/corpus/layer_unpack/crash-ef0ff9be: a PAX `size` record larger than the header's
+/// size field. The tar reader goes by the PAX size, the unpack counted the header's (0): the
+/// file's 600 bytes were written uncounted, and outside the configs directory any number of
+/// bytes was read past without reaching `--max-unpack-size`.
+#[test]
+fn fuzz_crash_ef0ff9be_a_pax_size_record_is_counted_against_the_unpack_size() {
+    let layer = [
+        pax_entry("size", b"600"),
+        raw_entry(tar::EntryType::Regular, "configs/a.json", 0, &[b'a'; 600]),
+        END.to_vec(),
+    ]
+    .concat();
+    let (dir, result) = run(&[layer], &ImageLimits::default());
+    let report = result.expect("unpack");
+    assert_eq!((report.bytes_read, report.bytes_written), (600, 600));
+    assert_eq!(
+        fs::metadata(dir.path().join("out/a.json"))
+            .expect("a.json")
+            .len(),
+        600
+    );
+
+    let bomb = [
+        pax_entry("size", (8u64 << 20).to_string().as_bytes()),
+        raw_entry(
+            tar::EntryType::Regular,
+            "elsewhere/big",
+            0,
+            &vec![0; 8 << 20],
+        ),
+        END.to_vec(),
+    ]
+    .concat();
+    let limits = ImageLimits {
+        max_unpack_bytes: 1 << 20,
+        ..ImageLimits::default()
+    };
+    let message = error_of(&[gzip(&bomb)], &limits);
+    assert!(message.contains("--max-unpack-size"), "{message}");
+}
+
+/// fuzz/corpus/layer_unpack/crash-f9047430: a GNU long-name header of 1.5 GiB (a 50 KB zstd
+/// layer). The tar reader holds a long name, a long link name or a PAX record set in memory
+/// before it returns the entry they describe, so the unpack went past the fuzzer's 1 GiB
+/// memory limit; now the headers before an entry stop at 1 MiB. Ordinary long names pass.
+#[test]
+fn fuzz_crash_f9047430_a_huge_long_name_is_refused_not_held_in_memory() {
+    let huge = vec![b'n'; 2 << 20];
+    for (kind, what) in [
+        (tar::EntryType::GNULongName, "a long name"),
+        (tar::EntryType::GNULongLink, "a long link name"),
+        (tar::EntryType::XHeader, "a PAX record set"),
+    ] {
+        let layer = [
+            raw_entry(kind, "././@LongLink", huge.len() as u64, &huge),
+            raw_entry(tar::EntryType::Regular, "configs/x.json", 0, b""),
+            END.to_vec(),
+        ]
+        .concat();
+        let message = error_of(&[gzip(&layer)], &ImageLimits::default());
+        assert!(
+            message.contains("the headers before an entry"),
+            "{what}: {message}"
+        );
+    }
+
+    let long_dir = "d".repeat(200); // with the rest, over the 100 bytes a header holds
+    let name = format!("configs/{long_dir}/catalog.json");
+    let layer = [
+        raw_entry(
+            tar::EntryType::GNULongName,
+            "././@LongLink",
+            name.len() as u64 + 1,
+            format!("{name}\0").as_bytes(),
+        ),
+        raw_entry(tar::EntryType::Regular, "configs/ignored", 2, b"{}"),
+        pax_entry("path", b"configs/pax-named.json"),
+        raw_entry(tar::EntryType::Regular, "configs/ignored-too", 2, b"[]"),
+        END.to_vec(),
+    ]
+    .concat();
+    let (dir, result) = run(&[zstd(&layer)], &ImageLimits::default());
+    result.expect("long names unpack");
+    assert_eq!(
+        listing(&dir),
+        [
+            format!("{long_dir}/"),
+            format!("{long_dir}/catalog.json = {{}}"),
+            "pax-named.json = []".to_owned(),
+        ]
+    );
+}
+
+/// `--max-unpack-size` counts the tar streams, headers included: a layer of empty files
+/// reads past it without a byte of content.
+#[test]
+fn a_layer_of_headers_alone_counts_against_the_unpack_size() {
+    let layer = (0..3000)
+        .fold(Tar::new(), |t, i| t.file(&format!("elsewhere/{i}"), b""))
+        .finish();
+    let limits = ImageLimits {
+        max_unpack_bytes: 1 << 20,
+        ..ImageLimits::default()
+    };
+    let message = error_of(&[gzip(&layer)], &limits);
+    assert!(message.contains("--max-unpack-size"), "{message}");
+    let (_dir, result) = run(&[gzip(&layer)], &ImageLimits::default());
+    assert_eq!(result.expect("unpack").entries, 3000);
+}
+
 #[test]
 fn garbage_and_truncated_layers_are_errors() {
     let layer = gzip(&Tar::new().file("configs/a.json", b"{}").finish());

@@ -16,6 +16,8 @@
 
 #[path = "crash_consistency/cache_write.rs"]
 mod cache_write;
+#[path = "crash_consistency/catalogs.rs"]
+mod catalogs;
 #[path = "crash_consistency/common.rs"]
 mod common;
 #[path = "crash_consistency/disk.rs"]

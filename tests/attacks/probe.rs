@@ -47,7 +47,7 @@ impl<T: std::fmt::Debug> Report<T> {
             self.slowest_health.as_secs_f64() * 1e3,
             self.slowest_http.as_secs_f64() * 1e3,
             self.failures.len(),
-            self.attack
+            cut(&format!("{:?}", self.attack), 400)
         )
     }
 
@@ -96,6 +96,14 @@ impl<T: std::fmt::Debug> Report<T> {
             true => Ok(()),
             false => Err(wrong.join("; ")),
         }
+    }
+}
+
+/// At most `max` bytes of `text` (a sustained attack's runs fill pages otherwise).
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
     }
 }
 

@@ -317,7 +317,8 @@ impl<'a> Builder<'a> {
             if let Some(node) = done {
                 match stack.last_mut() {
                     None => return Ok(node.value),
-                    Some(parent) => add_child(parent, node),
+                    Some(parent) => add_child(parent, node)
+                        .map_err(|message| YamlError::syntax(line, message))?,
                 }
             }
             (event, span) = self.next()?;
@@ -419,8 +420,8 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// Adds a finished node to the collection being built.
-fn add_child(parent: &mut Frame, child: Node) {
+/// Adds a finished node to the collection being built; refuses a key go-yaml refuses.
+fn add_child(parent: &mut Frame, child: Node) -> Result<(), String> {
     match parent {
         Frame::Sequence { items, nodes, .. } => {
             *nodes = nodes.saturating_add(child.nodes);
@@ -435,7 +436,7 @@ fn add_child(parent: &mut Frame, child: Node) {
         } => {
             *nodes = nodes.saturating_add(child.nodes);
             match key.take() {
-                None => *key = Some(Key::Plain(key_to_string(child.value))),
+                None => *key = Some(Key::Plain(key_to_string(child.value)?)),
                 Some(Key::Plain(k)) => {
                     map.insert(k, child.value);
                 }
@@ -443,6 +444,7 @@ fn add_child(parent: &mut Frame, child: Node) {
             }
         }
     }
+    Ok(())
 }
 
 /// `<<: *base` or `<<: [*a, *b]`: keys already present win, earlier merges win.

@@ -6,9 +6,12 @@
 use granit_parser::{ScalarStyle, Tag};
 use serde_json::{Number, Value};
 
-/// Mapping keys as sigs.k8s.io/yaml writes them.
-pub(super) fn key_to_string(key: Value) -> String {
-    match key {
+/// Mapping keys as sigs.k8s.io/yaml writes them; a sequence or mapping as a key is
+/// go-yaml's `invalid map key` (Go cannot hash it). Written out as text instead, a key
+/// holding a key holding a key… grew twice per level as each level escaped the last
+/// (a 60-byte `{{{…}}}` took seconds, found by fuzzing the templates).
+pub(super) fn key_to_string(key: Value) -> Result<String, String> {
+    Ok(match key {
         Value::String(s) => s,
         Value::Null => "null".into(),
         Value::Bool(b) => b.to_string(),
@@ -21,8 +24,9 @@ pub(super) fn key_to_string(key: Value) -> String {
                 s
             }
         },
-        other => crate::source::json::normalized(&other),
-    }
+        Value::Array(_) => return Err("invalid map key: a sequence (go-yaml refuses it)".into()),
+        Value::Object(_) => return Err("invalid map key: a mapping (go-yaml refuses it)".into()),
+    })
 }
 
 fn is_str_tag(tag: Option<&Tag>) -> bool {

@@ -183,3 +183,28 @@ proptest::proptest! {
         let _ = document_to_json(&text);
     }
 }
+
+/// Found by the `template` fuzz target (timeout-52ffe2d4): a mapping as the key of a mapping
+/// as the key of … was written out as escaped text, twice as long at each level, so 25
+/// levels took seconds and 40 would take days. go-yaml refuses such keys; so do we, at once.
+#[test]
+fn fuzz_crash_52ffe2d4_mappings_and_sequences_as_keys_are_go_yaml_s_invalid_map_key() {
+    let nested = format!("{}{}", "{".repeat(40), "}".repeat(40));
+    // (the old code would not return: 2^40 bytes of key)
+    let err = document_to_json(&nested).expect_err("a mapping key");
+    assert!(
+        err.message.contains("invalid map key: a mapping"),
+        "{err:?}"
+    );
+    let err = document_to_json("? [a, b]\n: 1\n").expect_err("a sequence key");
+    assert!(
+        err.message.contains("invalid map key: a sequence"),
+        "{err:?}"
+    );
+    assert_eq!(err.line, 1, "the line where the key ends");
+    // scalars of every kind stay keys
+    assert_eq!(
+        yaml("1.5: a\n~: b\ntrue: c"),
+        json!({"1.5": "a", "null": "b", "true": "c"})
+    );
+}

@@ -16,8 +16,9 @@
 //! 5. everything else is a string.
 //!
 //! Quoted and block scalars, and scalars tagged `!!str`, are always strings. Mapping
-//! keys become strings (`on:` is the key `"true"`, as in Go). Anchors, aliases and
-//! `<<` merge keys are supported.
+//! keys become strings (`on:` is the key `"true"`, as in Go); a sequence or mapping as a
+//! key is an error, go-yaml's `invalid map key`. Anchors, aliases and `<<` merge keys are
+//! supported.
 //!
 //! The scalar rules are in `yaml_scalar.rs` (module `scalar`, [`resolve_scalar`]
 //! re-exported here), the unit tests in `yaml_tests.rs`.

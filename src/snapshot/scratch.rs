@@ -70,29 +70,39 @@ fn dir_in(parent: &Path, prefix: &str) -> std::io::Result<tempfile::TempDir> {
         .tempdir_in(parent)
 }
 
-/// Removes the scratch directories of `prefix` in `parent` whose owner is gone. Best
-/// effort: what cannot be listed or removed stays.
+/// Removes the scratch directories of `prefix` in `parent` whose owner is gone.
 fn remove_dead(parent: &Path, prefix: &str) {
-    let Ok(entries) = std::fs::read_dir(parent) else {
+    sweep(parent, |name| owner_of(name, prefix), "a scratch directory");
+}
+
+/// Removes the entries of `dir` (files or directories) whose name `owner_of` reads an
+/// owner from and whose owner is gone; `what` names them in the log. Best effort: what
+/// cannot be listed or removed stays.
+pub fn sweep(dir: &Path, owner_of: impl Fn(&str) -> Option<Owner>, what: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(owner) = name.to_str().and_then(|n| owner_of(n, prefix)) else {
+        let Some(owner) = name.to_str().and_then(&owner_of) else {
             continue;
         };
         if owner.alive() {
             continue;
         }
-        match std::fs::remove_dir_all(entry.path()) {
-            Ok(()) => tracing::info!(
-                dir = %entry.path().display(),
-                "removed a scratch directory of a process that is gone"
-            ),
+        let path = entry.path();
+        let removed = match entry.file_type() {
+            Ok(kind) if kind.is_dir() => std::fs::remove_dir_all(&path),
+            _ => std::fs::remove_file(&path),
+        };
+        match removed {
+            Ok(()) => {
+                tracing::info!(path = %path.display(), "removed {what} of a process that is gone")
+            }
             Err(e) => tracing::debug!(
-                dir = %entry.path().display(),
+                path = %path.display(),
                 error = %e,
-                "cannot remove a scratch directory of a process that is gone"
+                "cannot remove {what} of a process that is gone"
             ),
         }
     }

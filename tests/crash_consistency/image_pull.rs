@@ -250,33 +250,9 @@ fn refs(args: &[String]) -> Vec<&str> {
 
 /// The catalog at `dir` as `n` gzip layers under `configs/`, its files dealt out in turn.
 fn layers(dir: &Path, n: usize) -> Vec<Vec<u8>> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).expect("read_dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    (0..n)
-        .map(|layer| {
-            let tar = files.iter().skip(layer).step_by(n).fold(
-                fbc_image::testing::Tar::new().dir("configs/"),
-                |tar, path| {
-                    let rel = path.strip_prefix(dir).expect("under dir").display();
-                    tar.file(
-                        &format!("configs/{rel}"),
-                        &std::fs::read(path).expect("read"),
-                    )
-                },
-            );
-            fbc_image::testing::gzip(&tar.finish())
-        })
+    fbc_image::testing::configs_tars(dir, n)
+        .iter()
+        .map(|tar| fbc_image::testing::gzip(tar))
         .collect()
 }
 

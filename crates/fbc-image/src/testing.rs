@@ -194,6 +194,13 @@ pub fn layout(root: &Path, blobs: &[&[u8]], tops: &[(&[u8], Option<&str>)]) {
 /// A tar stream holding every file of `dir` under `configs/` (the directory first, files in
 /// path order): a catalog directory as a catalog image's layer.
 pub fn configs_tar(dir: &Path) -> Vec<u8> {
+    configs_tars(dir, 1).swap_remove(0)
+}
+
+/// `n` tar streams (at least one) holding the files of `dir` under `configs/`, dealt out in
+/// path order (file `i` in stream `i % n`), each with the directory first: a catalog
+/// directory as a catalog image of `n` layers.
+pub fn configs_tars(dir: &Path, n: usize) -> Vec<Vec<u8>> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -207,16 +214,23 @@ pub fn configs_tar(dir: &Path) -> Vec<u8> {
         }
     }
     files.sort();
-    files
-        .iter()
-        .fold(Tar::new().dir("configs/"), |tar, path| {
-            let rel = path.strip_prefix(dir).expect("under dir").display();
-            tar.file(
-                &format!("configs/{rel}"),
-                &std::fs::read(path).expect("read"),
-            )
+    let n = n.max(1);
+    (0..n)
+        .map(|layer| {
+            files
+                .iter()
+                .skip(layer)
+                .step_by(n)
+                .fold(Tar::new().dir("configs/"), |tar, path| {
+                    let rel = path.strip_prefix(dir).expect("under dir").display();
+                    tar.file(
+                        &format!("configs/{rel}"),
+                        &std::fs::read(path).expect("read"),
+                    )
+                })
+                .finish()
         })
-        .finish()
+        .collect()
 }
 
 /// A one-image layout at `root` tagged `tag`: the configs label `/configs` and `layers` (tar

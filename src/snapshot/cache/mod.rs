@@ -500,30 +500,9 @@ fn replace_file(
 
 /// Removes from our subdirectory `dir` the temporary files (rule 6) that writers killed
 /// before their rename left: those whose process is gone, or was an earlier process with
-/// this one's id. Best effort: what cannot be listed or removed stays.
+/// this one's id.
 fn remove_leftovers(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(owner) = name.to_str().and_then(temp_owner) else {
-            continue;
-        };
-        if !owner.alive() {
-            match std::fs::remove_file(entry.path()) {
-                Ok(()) => tracing::info!(
-                    file = %entry.path().display(),
-                    "removed a temporary file of an index cache writer that is gone"
-                ),
-                Err(e) => tracing::debug!(
-                    file = %entry.path().display(),
-                    error = %e,
-                    "cannot remove a temporary file of an index cache writer that is gone"
-                ),
-            }
-        }
-    }
+    crate::snapshot::scratch::sweep(dir, temp_owner, "a temporary file of an index cache writer");
 }
 
 /// The process id and time stamp in `name`, when it is the temporary name

@@ -103,9 +103,8 @@ pub async fn serve(
     if let Some(age) = limits.max_connection_age {
         builder = builder.max_connection_age(age);
     }
-    if let Some(grace) = limits.max_connection_age_grace {
-        builder = builder.max_connection_age_grace(grace);
-    }
+    // The grace is the reaper's (transport::connections::hard_age_limit): tonic, given
+    // one, never sends the GOAWAY at the age.
     let server = builder
         .max_concurrent_streams(limits.max_concurrent_streams)
         .http2_keepalive_interval(limits.keepalive())

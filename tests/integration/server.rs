@@ -271,28 +271,76 @@ async fn list_bundles_streams_interleave_with_unary_calls_on_one_connection() {
     assert_eq!(seen, 20);
 }
 
-/// `--max-connection-age`: an idle client connection older than the age is
-/// told to go away (GOAWAY) and closed, so clients reconnect and spread over
-/// replicas; without it the connection stays.
+/// `--max-connection-age`: a client connection older than the age is told to go
+/// away (GOAWAY, NO_ERROR) at the age, so clients reconnect and spread over
+/// replicas; a call still running then gets `--max-connection-age-grace` before the
+/// connection is closed; without an age the connection stays.
 #[tokio::test]
-async fn connections_past_max_connection_age_are_sent_away() {
-    async fn connection_ends_within(server: &TestServer, wait: Duration) -> bool {
-        let tcp = tokio::net::TcpStream::connect(server.addr)
-            .await
-            .expect("connect");
-        let (_client, connection) = h2::client::handshake(tcp).await.expect("handshake");
-        tokio::time::timeout(wait, connection).await.is_ok()
-    }
+async fn connections_past_max_connection_age_are_sent_away_then_closed_after_the_grace() {
+    use std::time::Instant;
     let aged = TestServer::start_with(
         &fixture("catalog-a"),
         TransportLimits {
-            max_connection_age: Some(Duration::from_millis(300)),
-            max_connection_age_grace: Some(Duration::from_millis(300)),
+            max_connection_age: Some(Duration::from_millis(500)),
+            max_connection_age_grace: Some(Duration::from_millis(1500)),
             ..TransportLimits::default()
         },
     )
     .await;
-    assert!(connection_ends_within(&aged, Duration::from_secs(3)).await);
+    let started = Instant::now();
+    let tcp = tokio::net::TcpStream::connect(aged.addr)
+        .await
+        .expect("connect");
+    let (client, connection) = h2::client::handshake(tcp).await.expect("handshake");
+    let ended = tokio::spawn(async move {
+        let _ = connection.await;
+        started.elapsed()
+    });
+    // A call whose request never ends: it runs until the connection goes.
+    let held = held_grpc_call(client.clone()).await;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // Past the age, within the grace: new calls are refused with a GOAWAY.
+    let refused = held_grpc_call(client)
+        .await
+        .expect_err("a new stream after the GOAWAY");
+    assert!(refused.is_go_away(), "{refused:?}");
+    assert_eq!(refused.reason(), Some(h2::Reason::NO_ERROR), "{refused:?}");
+    let ended = tokio::time::timeout(Duration::from_secs(5), ended)
+        .await
+        .expect("closed after age + grace")
+        .expect("joined");
+    assert!(
+        ended >= Duration::from_millis(1900),
+        "closed early: {ended:?}"
+    );
+    assert!(
+        ended < Duration::from_millis(3500),
+        "closed late: {ended:?}"
+    );
+    drop(held);
+
     let ageless = TestServer::start(&fixture("catalog-a")).await;
-    assert!(!connection_ends_within(&ageless, Duration::from_secs(1)).await);
+    let tcp = tokio::net::TcpStream::connect(ageless.addr)
+        .await
+        .expect("connect");
+    let (_client, connection) = h2::client::handshake(tcp).await.expect("handshake");
+    assert!(
+        tokio::time::timeout(Duration::from_secs(1), connection)
+            .await
+            .is_err()
+    );
+}
+
+/// Opens a Health check whose request body never comes.
+async fn held_grpc_call(
+    client: h2::client::SendRequest<bytes::Bytes>,
+) -> Result<h2::SendStream<bytes::Bytes>, h2::Error> {
+    let request = http::Request::post("/grpc.health.v1.Health/Check")
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(())
+        .expect("a request");
+    let mut client = client.ready().await?;
+    let (_response, stream) = client.send_request(request, false)?;
+    Ok(stream)
 }

@@ -156,15 +156,11 @@ pub async fn serve_many(
     let task = tokio::spawn(async move {
         let _tls_watcher = tls_watcher;
         let result = match grpc {
-            Some(grpc) => crate::grpc::serve(
-                grpc.listener,
-                services,
-                grpc_limits,
-                tls,
-                stop_signal(stopped),
-            )
-            .await
-            .map_err(|e| format!("server failed: {e}")),
+            Some(grpc) => {
+                let stop = stop_signal(stopped);
+                crate::grpc::serve(grpc.listener, services, grpc_limits, tls, stop).await;
+                Ok(())
+            }
             None => {
                 stop_signal(stopped).await;
                 Ok(())

@@ -375,9 +375,8 @@ pub async fn serve(config: ServeConfig, loaded: LoadedCatalog) -> Result<ServerH
     };
     let task = tokio::spawn(async move {
         let _tls_watcher = tls_watcher;
-        let grpc = crate::grpc::serve(listener, services, limits, tls, stop_signal(stopped));
-        let result = grpc.await.map_err(|e| format!("server failed: {e}"));
-        join_listeners(result, http_task, metrics_task).await
+        crate::grpc::serve(listener, services, limits, tls, stop_signal(stopped)).await;
+        join_listeners(Ok(()), http_task, metrics_task).await
     });
     // what ran only to start (flags, the load, binding) stops counting as memory
     crate::snapshot::mapped::forget_code_pages();

@@ -112,13 +112,8 @@ impl Unit {
                     };
                     let signal = either(port_stopped, server_stopped);
                     let served = crate::grpc::serve(bound.listener, services, limits.clone(), tls, signal);
-                    let name = spec.name.clone();
                     // Not aborted at stop: it drains its calls for the shutdown grace, then ends.
-                    tokio::spawn(tracing::Instrument::in_current_span(async move {
-                        if let Err(e) = served.await {
-                            tracing::error!(catalog = %name, error = %e, "the catalog's gRPC server failed");
-                        }
-                    }));
+                    tokio::spawn(tracing::Instrument::in_current_span(served));
                     Some(bound.addr.port())
                 }
                 Err(e) => {

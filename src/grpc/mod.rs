@@ -6,8 +6,8 @@
 //! flight get `shutdown_grace` to finish, and every connection still open after it
 //! is closed, so the server always stops.
 //!
-//! tonic's server runs the HTTP/2 side; this module feeds it connections it tracks
-//! itself. Transport settings suit OLM's Go clients: plaintext HTTP/2, 100
+//! hyper's HTTP/2 server runs each connection ([`http2`]); tonic provides the
+//! routes and codecs. Transport settings suit OLM's Go clients: plaintext HTTP/2, 100
 //! concurrent streams per connection (grpc-go queues calls beyond the server's
 //! limit; the resolver's GetPackage calls inside an open ListBundles stream fit),
 //! server keepalive pings answered by any HTTP/2 client, and no keepalive demands on
@@ -21,6 +21,7 @@
 //! | [`graph`] | `fbc.v1.Graph` calls → answers from the snapshot's tables (shared with the CLI and HTTP) |
 //! | [`catalogs`] | `fbc.v1.Catalogs` calls → questions across every catalog of the fleet |
 //! | [`health`] | `grpc.health.v1` → SERVING / NOT_SERVING |
+//! | [`http2`] | connections + the routes → served HTTP/2 connections, each sent away at its own age |
 //! | [`wire`] | the codec that writes pre-encoded replies as they are |
 //!
 //! The connection handling under it (listeners, the connection list, budgets,
@@ -30,6 +31,7 @@ pub(crate) mod admission;
 pub(crate) mod catalogs;
 pub mod graph;
 pub(crate) mod health;
+pub(crate) mod http2;
 pub(crate) mod registry;
 pub(crate) mod request;
 pub mod wire;
@@ -40,7 +42,7 @@ use crate::transport::accept::{
 };
 use crate::transport::budget::Budget;
 use crate::transport::connections::Connections;
-use crate::transport::limits::{self, TransportLimits};
+use crate::transport::limits::TransportLimits;
 use crate::transport::served_io::ServedIo;
 use admission::AdmissionLayer;
 use catalogs::{Catalogs, CatalogsServer};
@@ -80,7 +82,7 @@ pub async fn serve(
     limits: TransportLimits,
     tls: Option<Arc<crate::transport::tls::Tls>>,
     shutdown: impl Future<Output = ()> + Send,
-) -> Result<(), tonic::transport::Error> {
+) {
     if let Services::Catalog { catalog, .. } = &services {
         log_limits(catalog, &limits);
     }
@@ -99,27 +101,13 @@ pub async fn serve(
         let _ = stopping_tx.send(());
     };
     let incoming = incoming(listener, connections.clone(), limits.clone(), tls);
-    let mut builder = tonic::transport::Server::builder();
-    if let Some(age) = limits.max_connection_age {
-        builder = builder.max_connection_age(age);
-    }
-    // The grace is the reaper's (transport::connections::hard_age_limit): tonic, given
-    // one, never sends the GOAWAY at the age.
-    let server = builder
-        .max_concurrent_streams(limits.max_concurrent_streams)
-        .http2_keepalive_interval(limits.keepalive())
-        .http2_keepalive_timeout(Some(limits.keepalive_timeout))
-        .http2_max_pending_accept_reset_streams(Some(limits::MAX_PENDING_ACCEPT_RESETS))
-        .http2_max_local_error_reset_streams(Some(limits::MAX_LOCAL_ERROR_RESETS))
-        .http2_max_header_list_size(limits::MAX_HEADER_LIST_BYTES)
-        .initial_stream_window_size(limits::STREAM_RECEIVE_WINDOW)
-        .initial_connection_window_size(limits::CONNECTION_RECEIVE_WINDOW)
+    let service = tower::ServiceBuilder::new()
         .layer(AdmissionLayer::new(budget))
-        .add_routes(routes(services))
-        .serve_with_incoming_shutdown(incoming, signal);
+        .service(routes(services).prepare());
+    let server = http2::serve(incoming, service, limits.clone(), signal);
     let grace = enforce_grace(stopping_rx, limits.shutdown_grace, &connections);
     tokio::select! {
-        result = server => result,
+        () = server => {}
         never = grace => match never {},
     }
 }
@@ -195,14 +183,14 @@ fn routes(services: Services) -> tonic::service::Routes {
     routes.routes()
 }
 
-/// Accepted connections, registered and configured, as tonic's incoming stream. The
-/// accept loop ends (closing the listener) when tonic drops the stream at shutdown.
+/// Accepted connections, registered and configured (and through TLS). The accept
+/// loop ends (closing the listener) when the server drops the stream at shutdown.
 fn incoming(
     listener: TcpListener,
     connections: Arc<Connections>,
     limits: TransportLimits,
     tls: Option<Arc<crate::transport::tls::Tls>>,
-) -> ReceiverStream<std::io::Result<ServedIo>> {
+) -> ReceiverStream<ServedIo> {
     let (tx, rx) = mpsc::channel(1);
     tokio::spawn(accept_loop(listener, connections, limits, tls, tx));
     ReceiverStream::new(rx)
@@ -213,7 +201,7 @@ async fn accept_loop(
     connections: Arc<Connections>,
     limits: TransportLimits,
     tls: Option<Arc<crate::transport::tls::Tls>>,
-    tx: mpsc::Sender<std::io::Result<ServedIo>>,
+    tx: mpsc::Sender<ServedIo>,
 ) {
     let mut backoff = ACCEPT_BACKOFF_MIN;
     loop {
@@ -246,7 +234,7 @@ async fn accept_loop(
         }
         let io = connections.register(stream, Some(peer));
         let Some(tls) = &tls else {
-            if tx.send(Ok(ServedIo::Plain(io))).await.is_err() {
+            if tx.send(ServedIo::Plain(io)).await.is_err() {
                 return;
             }
             continue;
@@ -256,7 +244,7 @@ async fn accept_loop(
         let (tx, timeout) = (tx.clone(), limits.handshake_timeout);
         tokio::spawn(async move {
             if let Some(io) = ServedIo::accept(io, Some(acceptor), timeout).await {
-                let _ = tx.send(Ok(io)).await;
+                let _ = tx.send(io).await;
             }
         });
     }

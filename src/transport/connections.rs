@@ -2,10 +2,9 @@
 //!
 //! In: accepted streams ([`Connections::register`]), a clock tick. Out: [`ConnIo`]s for
 //! tonic, and kills: of the connection inactive longest when a new one arrives at
-//! the cap ([`Connections::evict_one`]), of connections idle, silent since accept,
-//! stalled past their timeouts, or past their age and its grace
-//! ([`Connections::reap`]), and of all of them when the shutdown grace ends
-//! ([`Connections::kill_all`]).
+//! the cap ([`Connections::evict_one`]), of connections idle, silent since accept, or
+//! stalled past their timeouts ([`Connections::reap`]), and of all of them when the
+//! shutdown grace ends ([`Connections::kill_all`]).
 
 use super::budget::Budget;
 use super::conn::{ConnIo, ConnState, now_ms};
@@ -54,24 +53,6 @@ pub enum Verdict {
     Idle,
     /// A reply (or request) has waited on the client for the stall timeout.
     Stalled,
-    /// Older than the maximum connection age plus its grace: the GOAWAY sent at the
-    /// age did not end its calls in time.
-    Aged,
-}
-
-/// When a connection is closed whatever it is doing: `--max-connection-age` plus
-/// `--max-connection-age-grace`, counted from the accept (`None`: never).
-///
-/// Enforced here, not by tonic: tonic 0.14, given a grace, sleeps for age + grace and
-/// then drops the connection without ever sending the GOAWAY at the age, so every
-/// client loses the calls in flight at that moment instead of moving away in time.
-/// tonic gets only the age (and sends the GOAWAY); the reaper does the grace.
-pub fn hard_age_limit(limits: &TransportLimits) -> Option<Duration> {
-    Some(
-        limits
-            .max_connection_age?
-            .saturating_add(limits.max_connection_age_grace?),
-    )
 }
 
 /// The reaper's decision for one connection at `now` (ms).
@@ -89,9 +70,6 @@ pub fn verdict(conn: &ConnState, limits: &TransportLimits, now: u64) -> Option<V
             .is_some_and(|waited| u128::from(waited) >= stall.as_millis())
     {
         return Some(Verdict::Stalled);
-    }
-    if hard_age_limit(limits).is_some_and(|limit| over(conn.accepted_ms, limit)) {
-        return Some(Verdict::Aged);
     }
     if conn.active_calls() == 0 && over(conn.last_activity_ms(), limits.idle_timeout) {
         return Some(Verdict::Idle);
@@ -177,10 +155,6 @@ impl Connections {
                     tracing::debug!(peer, "closing a connection that sent nothing")
                 }
                 Verdict::Idle => tracing::debug!(peer, "closing an idle connection"),
-                Verdict::Aged => tracing::debug!(
-                    peer,
-                    "closing a connection past --max-connection-age and its grace"
-                ),
                 Verdict::Stalled => tracing::warn!(
                     peer,
                     stall_timeout_ms = limits.stall_timeout.as_millis() as u64,
@@ -202,7 +176,6 @@ impl Connections {
             limits.idle_timeout,
             limits.handshake_timeout,
             limits.stall_timeout,
-            hard_age_limit(&limits).unwrap_or_default(),
         ]
         .into_iter()
         .filter(|d| !d.is_zero())
@@ -247,31 +220,6 @@ mod tests {
         );
         assert_eq!(choose_victim([c(1, 3, 10), c(4, 1, 5)]), Some(4));
         assert_eq!(choose_victim([c(7, 0, 5), c(6, 0, 5)]), Some(6));
-    }
-
-    #[test]
-    fn the_reaper_closes_a_connection_at_its_age_plus_grace_only_when_both_are_set() {
-        let aged = TransportLimits {
-            max_connection_age: Some(Duration::from_secs(600)),
-            max_connection_age_grace: Some(Duration::from_secs(30)),
-            handshake_timeout: Duration::ZERO,
-            ..TransportLimits::default()
-        };
-        let conn = ConnState::new(1, None, Arc::new(Budget::new(1 << 20, 8)));
-        conn.call_started();
-        let t0 = conn.accepted_ms;
-        assert_eq!(verdict(&conn, &aged, t0 + 629_000), None);
-        assert_eq!(verdict(&conn, &aged, t0 + 630_000), Some(Verdict::Aged));
-        let graceless = TransportLimits {
-            max_connection_age_grace: None,
-            ..aged.clone()
-        };
-        assert_eq!(verdict(&conn, &graceless, t0 + 86_400_000), None);
-        let ageless = TransportLimits {
-            max_connection_age: None,
-            ..aged
-        };
-        assert_eq!(verdict(&conn, &ageless, t0 + 86_400_000), None);
     }
 
     #[test]

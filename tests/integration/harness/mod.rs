@@ -138,8 +138,7 @@ impl TestServer {
                     let _ = rx.await;
                 },
             )
-            .await
-            .expect("server");
+            .await;
         });
         (addr, tx)
     }

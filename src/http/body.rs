@@ -1,10 +1,10 @@
 //! Response bodies: prepared bytes out in bounded frames, watched for stalls.
 //!
 //! In: a body's parts (zero-copy slices of a snapshot's buffers). Out:
-//! [`PartsBody`], which hands hyper frames of at most [`FRAME_BYTES`], and
-//! [`Tracked`], the transport's [`Watched`] body (a call of its connection,
-//! watched for stalls) with HTTP's [`WriteDeadline`]: the body fails once the
-//! whole answer has taken longer than the write timeout.
+//! [`PartsBody`], which hands them on in order, and [`Tracked`], the transport's
+//! [`Watched`] body (a call of its connection, in frames of bounded size, watched
+//! for stalls) with HTTP's [`WriteDeadline`]: the body fails once the whole
+//! answer has taken longer than the write timeout.
 
 use crate::transport::conn::ConnState;
 use crate::transport::watched::{Watch, Watched};
@@ -14,10 +14,6 @@ use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
-
-/// The largest frame handed to hyper: a stalled client holds at most this (plus
-/// hyper's buffer) of progress hostage before the stall clock runs.
-pub const FRAME_BYTES: usize = 256 * 1024;
 
 /// Why a body stopped early.
 #[derive(Debug, thiserror::Error)]
@@ -68,13 +64,8 @@ impl Body for PartsBody {
         _: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, BodyError>>> {
         let this = self.get_mut();
-        let Some(front) = this.parts.front_mut() else {
+        let Some(frame) = this.parts.pop_front() else {
             return Poll::Ready(None);
-        };
-        let frame = if front.len() <= FRAME_BYTES {
-            this.parts.pop_front().unwrap_or_default()
-        } else {
-            front.split_to(FRAME_BYTES)
         };
         this.remaining -= frame.len() as u64;
         Poll::Ready(Some(Ok(Frame::data(frame))))
@@ -120,14 +111,14 @@ mod tests {
     use http_body_util::BodyExt;
 
     #[tokio::test]
-    async fn frames_are_bounded_and_complete() {
-        let big = Bytes::from(vec![7u8; FRAME_BYTES * 2 + 5]);
+    async fn parts_come_in_order_without_the_empty_ones() {
+        let big = Bytes::from(vec![7u8; 1 << 20]);
         let mut body = PartsBody::new(vec![Bytes::from_static(b"ab"), Bytes::new(), big]);
-        assert_eq!(body.size_hint().exact(), Some((FRAME_BYTES * 2 + 7) as u64));
+        assert_eq!(body.size_hint().exact(), Some((1 << 20) + 2));
         let mut sizes = Vec::new();
         while let Some(frame) = body.frame().await {
-            sizes.push(frame.unwrap().into_data().unwrap().len());
+            sizes.push(frame.expect("ok").into_data().expect("data").len());
         }
-        assert_eq!(sizes, vec![2, FRAME_BYTES, FRAME_BYTES, 5]);
+        assert_eq!(sizes, vec![2, 1 << 20]);
     }
 }

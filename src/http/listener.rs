@@ -12,7 +12,9 @@
 use super::HttpLimits;
 use super::body::{Tracked, WriteDeadline};
 use super::canned::{SECURITY_HEADERS, SecureCanned};
-use crate::transport::accept::{ACCEPT_BACKOFF_MAX, ACCEPT_BACKOFF_MIN, accept_failed, configure};
+use crate::transport::accept::{
+    ACCEPT_BACKOFF_MAX, ACCEPT_BACKOFF_MIN, accept_failed, configure, limit_unsent,
+};
 use crate::transport::budget::Budget;
 use crate::transport::connections::Connections;
 use crate::transport::limits::TransportLimits;
@@ -63,6 +65,7 @@ pub async fn serve(
         };
         backoff = ACCEPT_BACKOFF_MIN;
         configure(&stream, &transport);
+        limit_unsent(&stream);
         if connections.live_count() >= limits.max_connections
             && let Some(victim) = connections.evict_one()
         {

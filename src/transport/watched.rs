@@ -6,9 +6,11 @@
 //!
 //! - keeps the request counted as a call in progress on its connection until the
 //!   body is done or dropped, so the idle timeout spares it;
-//! - runs the connection's stall clock from each data frame handed to the server
-//!   until it asks for the next, so the reaper closes a connection whose client
-//!   stopped reading; the clock is unwatched on drop;
+//! - hands the server data frames of at most [`MAX_FRAME_BYTES`] (a larger one
+//!   goes in pieces, zero-copy), and runs the connection's stall clock from each
+//!   until the server asks for the next, so the reaper closes a connection whose
+//!   client stopped reading — or reads slower than one such frame per stall
+//!   timeout (about 4–5 KiB/s at the default 60 s); the clock is unwatched on drop;
 //! - lets the [`Watch`] refuse to go on (HTTP's write timeout), see each frame
 //!   (gRPC counts reply bytes against the budget and reads the status from the
 //!   trailers) and map the inner body's error.
@@ -22,6 +24,11 @@ use http_body::{Body, Frame, SizeHint};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+
+/// The largest data frame handed to the server: what a stalled client holds
+/// hostage before the stall clock runs, and with the stall timeout the slowest
+/// reading that is not taken for a stall.
+pub const MAX_FRAME_BYTES: usize = 256 * 1024;
 
 /// A request in progress on its connection: counted from the request's arrival
 /// until dropped (with the handler, or with the body that answers it).
@@ -59,6 +66,8 @@ pub struct Watched<B, W> {
     inner: B,
     watch: W,
     clock: Option<Arc<StallClock>>,
+    /// What is left of a data frame larger than [`MAX_FRAME_BYTES`].
+    rest: Bytes,
     // Dropped last: the call ends once the body and its watch are gone.
     call: Option<ConnCall>,
 }
@@ -72,6 +81,7 @@ impl<B, W> Watched<B, W> {
             inner,
             watch,
             clock,
+            rest: Bytes::new(),
             call,
         }
     }
@@ -105,29 +115,54 @@ where
         if let Err(e) = this.watch.check() {
             return Poll::Ready(Some(Err(e)));
         }
-        match Pin::new(&mut this.inner).poll_frame(cx) {
-            Poll::Ready(Some(Ok(frame))) => {
-                this.watch
-                    .frame(&frame, this.call.as_ref().map(|c| c.0.as_ref()));
-                if frame.is_data()
-                    && let Some(clock) = &this.clock
-                {
-                    clock.start();
-                }
-                Poll::Ready(Some(Ok(frame)))
+        let frame = if this.rest.is_empty() {
+            match Pin::new(&mut this.inner).poll_frame(cx) {
+                Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+                    Ok(data) => {
+                        this.rest = data;
+                        Frame::data(next_piece(&mut this.rest))
+                    }
+                    Err(frame) => frame,
+                },
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Some(Err(this.watch.error(e)))),
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
             }
-            Poll::Ready(Some(Err(e))) => Poll::Ready(Some(Err(this.watch.error(e)))),
-            Poll::Ready(None) => Poll::Ready(None),
-            Poll::Pending => Poll::Pending,
+        } else {
+            Frame::data(next_piece(&mut this.rest))
+        };
+        this.watch
+            .frame(&frame, this.call.as_ref().map(|c| c.0.as_ref()));
+        if frame.is_data()
+            && let Some(clock) = &this.clock
+        {
+            clock.start();
         }
+        Poll::Ready(Some(Ok(frame)))
     }
 
     fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
+        self.rest.is_empty() && self.inner.is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
+        let inner = self.inner.size_hint();
+        let rest = self.rest.len() as u64;
+        let mut hint = SizeHint::new();
+        hint.set_lower(inner.lower().saturating_add(rest));
+        if let Some(upper) = inner.upper() {
+            hint.set_upper(upper.saturating_add(rest));
+        }
+        hint
+    }
+}
+
+/// The next at most [`MAX_FRAME_BYTES`] of `rest` (all of it if it is no longer).
+fn next_piece(rest: &mut Bytes) -> Bytes {
+    if rest.len() <= MAX_FRAME_BYTES {
+        std::mem::take(rest)
+    } else {
+        rest.split_to(MAX_FRAME_BYTES)
     }
 }
 
@@ -197,6 +232,32 @@ mod tests {
         assert_eq!(watched.watch.frames, 1);
         drop(watched);
         assert_eq!(conn.active_calls(), 0);
+    }
+
+    #[tokio::test]
+    async fn large_frames_go_in_pieces_each_watched_and_counted_in_the_size_hint() {
+        let big = Bytes::from(vec![7u8; MAX_FRAME_BYTES * 2 + 5]);
+        let frames = Frames(
+            [
+                Ok(Frame::data(Bytes::from_static(b"ab"))),
+                Ok(Frame::data(big)),
+                Ok(Frame::trailers(http::HeaderMap::new())),
+            ]
+            .into(),
+        );
+        let mut watched = Watched::new(frames, Some(ConnCall::start(conn())), Recorder::default());
+        let mut seen = Vec::new();
+        while let Some(frame) = watched.frame().await {
+            let frame = frame.expect("ok");
+            seen.push(frame.data_ref().map_or(0, Bytes::len));
+            if seen.len() == 2 {
+                // a piece out, the rest still to come: neither over nor counted twice
+                assert!(!watched.is_end_stream());
+                assert_eq!(watched.size_hint().lower(), (MAX_FRAME_BYTES + 5) as u64);
+            }
+        }
+        assert_eq!(seen, vec![2, MAX_FRAME_BYTES, MAX_FRAME_BYTES, 5, 0]);
+        assert_eq!(watched.watch.frames, 5);
     }
 
     #[tokio::test]

@@ -139,11 +139,65 @@ async fn at_the_connection_cap_the_longest_idle_goes() {
 
 /// A catalog of one ~12 MB meta: more than the socket buffers hold.
 fn big_catalog(dir: &Path) {
+    sized_catalog(dir, 12 << 20);
+}
+
+/// A catalog of one meta of about `bytes`.
+fn sized_catalog(dir: &Path, bytes: usize) {
     std::fs::create_dir_all(dir).unwrap();
-    let filler = "x".repeat(12 << 20);
+    let filler = "x".repeat(bytes);
     let text =
         format!("{{\"schema\":\"example.filler\",\"name\":\"filler\",\"data\":\"{filler}\"}}\n");
     std::fs::write(dir.join("catalog.json"), text).unwrap();
+}
+
+/// The stall timeout ends clients that stop reading, not clients that read slowly:
+/// one reading a steady 640 KiB/s against a 1 s stall timeout gets the whole
+/// answer. Before the server set TCP_NOTSENT_LOWAT, Linux woke its blocked writes
+/// only once a third of a multi-megabyte send buffer had drained — over a second
+/// at this rate — and the client was closed as stalled.
+#[tokio::test]
+async fn a_client_that_reads_slowly_but_steadily_gets_the_whole_answer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("big");
+    sized_catalog(&dir, 8 << 20);
+    let limits = HttpLimits {
+        stall_timeout: Duration::from_secs(1),
+        ..HttpLimits::default()
+    };
+    let server = server_with(&dir, limits).await;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(64 << 10).unwrap();
+    let mut client = socket.connect(server.http_addr()).await.unwrap();
+    client
+        .write_all(
+            b"GET /catalogs/example/api/v1/all HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    // 40 KiB every 62.5 ms
+    let mut seen = Vec::new();
+    let mut chunk = vec![0u8; 40 << 10];
+    let mut tick = tokio::time::interval(Duration::from_micros(62_500));
+    loop {
+        tick.tick().await;
+        let mut filled = 0;
+        while filled < chunk.len() {
+            match client.read(&mut chunk[filled..]).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => filled += n,
+            }
+        }
+        seen.extend_from_slice(&chunk[..filled]);
+        if filled < chunk.len() {
+            break;
+        }
+    }
+    let reply = parse(&seen, false);
+    assert_eq!(reply.status, 200);
+    let length: usize = reply.header("content-length").unwrap().parse().unwrap();
+    assert!(length > 8 << 20, "{length}");
+    assert_eq!(reply.body.len(), length, "cut after {} bytes", seen.len());
 }
 
 #[tokio::test]

@@ -13,7 +13,7 @@ are generated from proto/ into the temporary directory.
 One server (not the fleet: the goal is one process's growth, and a rolling restart
 would reset it), pinned to --server-cpus, serving a copy of the catalog with TLS on
 gRPC, HTTP and metrics (a CA and a leaf for localhost/127.0.0.1 made with openssl),
---max-connection-age 60s (no grace: see deploy/fleet/README.md) and
+--max-connection-age 60s with a 30 s grace (deploy/'s grace; the age scaled down) and
 --max-connections 2048 (1,000 clients plus the rest). Everything else runs on
 --load-cpus:
 
@@ -700,6 +700,7 @@ def run(args, out, tmp, procs, threads, stop):
                              "--metrics-addr", f"127.0.0.1:{metrics_port}",
                              "--catalog-name", NAME, "--tls-cert", str(pki.cert),
                              "--tls-key", str(pki.key), "--max-connection-age", "60s",
+                             "--max-connection-age-grace", "30s",
                              "--max-connections", "2048", "-t", str(tmp / "termination-log")],
                   out / "server.log")
     procs.append(server)

@@ -19,7 +19,7 @@ and Debian's haproxy (`apt-get install -y haproxy`), as plain processes.
    every second (2 failures: out; 2 passes: in). With --rollout surge, three spare
    slots b1..b3 wait in maintenance.
 3. olm_load: --clients clients, one connection each, ListBundles syncs and point
-   queries (see examples/olm_load.rs), phases driven from here: warmup, before,
+   queries (see examples/olm_load/), phases driven from here: warmup, before,
    during, after.
 4. Reloads: every --reload-every seconds each live replica's marker file is rewritten
    (a new description: a new catalog digest), so every replica reloads its whole
@@ -108,7 +108,7 @@ def provenance():
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--", "src",
-                            "crates", "Cargo.toml", "Cargo.lock", "examples/olm_load.rs"],
+                            "crates", "Cargo.toml", "Cargo.lock", "examples/olm_load", "examples/load"],
                            capture_output=True, text=True).stdout.strip()
     built = min(BIN.stat().st_mtime, LOAD.stat().st_mtime)
     newer = []
@@ -455,29 +455,35 @@ def main():
     procs = []  # everything started, for the cleanup
     stop = threading.Event()
     threads = []
+    run_then_clean_up(lambda: run(args, age, after, out, tmp, procs, stop, threads),
+                      procs, threads, stop, tmp, out, log, join_s=5, load_wait_s=10)
 
+
+def run_then_clean_up(body, procs, threads, stop, tmp, out, say, join_s, load_wait_s):
+    """Runs body(); however it ends (an error, Ctrl-C, SIGTERM), stops the threads and
+    every process started (olm_load by closing its input, so it writes its report
+    first), removes tmp, and says where the results are."""
     def on_signal(signum, _frame):
         raise KeyboardInterrupt(f"signal {signum}")
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-
     try:
-        run(args, age, after, out, tmp, procs, stop, threads)
+        body()
     finally:
         stop.set()
         for t in threads:
-            t.join(timeout=5)
+            t.join(timeout=join_s)
         for p in reversed(procs):
             if p.name == "olm_load" and p.alive():
                 try:
                     p.popen.stdin.close()
                 except OSError:
                     pass
-                p.wait(10)
+                p.wait(load_wait_s)
             p.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-        log(f"results in {out}")
+        say(f"results in {out}")
 
 
 def run(args, age, after, out, tmp, procs, stop, threads):

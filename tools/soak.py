@@ -77,7 +77,7 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the tools
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fleet import Proc, free_port, loadavg, parse_secs, provenance  # noqa: E402
+from fleet import Proc, free_port, loadavg, parse_secs, provenance, run_then_clean_up  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = ROOT / "target/release/fbc-registry"
@@ -643,28 +643,8 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="soak."))
     procs, threads, stop = [], [], threading.Event()
-
-    def on_signal(signum, _frame):
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    try:
-        run(args, out, tmp, procs, threads, stop)
-    finally:
-        stop.set()
-        for th in threads:
-            th.join(timeout=15)
-        for p in reversed(procs):
-            if p.name == "olm_load" and p.alive():
-                try:
-                    p.popen.stdin.close()
-                except OSError:
-                    pass
-                p.wait(40)
-            p.stop()
-        shutil.rmtree(tmp, ignore_errors=True)
-        log(f"results in {out}")
+    run_then_clean_up(lambda: run(args, out, tmp, procs, threads, stop),
+                      procs, threads, stop, tmp, out, log, join_s=15, load_wait_s=40)
 
 
 def run(args, out, tmp, procs, threads, stop):

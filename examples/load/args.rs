@@ -1,8 +1,9 @@
 //! The command line: [`Args`], the [`Rpc`]s it can drive, and the parsers of
 //! loopback addresses and durations.
 
+use crate::loopback::parse_loopback;
 use clap::{Parser, ValueEnum};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::time::Duration;
 
 /// Longest accepted `--duration` or `--warmup`.
@@ -70,29 +71,6 @@ pub(crate) struct Args {
     pub(crate) json: bool,
 }
 
-fn parse_loopback(s: &str) -> Result<SocketAddr, String> {
-    let addr = match s.strip_prefix("localhost:") {
-        Some(port) => {
-            let port: u16 = port.parse().map_err(|_| format!("bad port in {s:?}"))?;
-            SocketAddr::from((Ipv4Addr::LOCALHOST, port))
-        }
-        None => s
-            .parse::<SocketAddr>()
-            .map_err(|_| format!("{s:?} is not IP:port (e.g. 127.0.0.1:50051 or [::1]:50051)"))?,
-    };
-    let loopback = match addr.ip() {
-        IpAddr::V4(ip) => ip.octets()[0] == 127,
-        IpAddr::V6(ip) => ip == Ipv6Addr::LOCALHOST,
-    };
-    if loopback {
-        Ok(addr)
-    } else {
-        Err(format!(
-            "refusing {addr}: only loopback addresses (127.0.0.0/8, ::1) may be load-tested"
-        ))
-    }
-}
-
 fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (number, unit) = match s.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
@@ -118,18 +96,6 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_loopback() {
-        assert!(parse_loopback("127.0.0.1:1").is_ok());
-        assert!(parse_loopback("127.9.9.9:1").is_ok());
-        assert!(parse_loopback("[::1]:1").is_ok());
-        assert!(parse_loopback("localhost:50051").is_ok());
-        assert!(parse_loopback("10.0.0.1:1").is_err());
-        assert!(parse_loopback("[::ffff:127.0.0.1]:1").is_err());
-        assert!(parse_loopback("0.0.0.0:1").is_err());
-        assert!(parse_loopback("example.com:1").is_err());
-    }
 
     #[test]
     fn durations() {

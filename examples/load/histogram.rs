@@ -7,6 +7,7 @@
 pub(crate) struct Histogram {
     counts: Vec<u64>,
     pub(crate) total: u64,
+    sum: u64,
     min: u64,
     pub(crate) max: u64,
 }
@@ -20,6 +21,7 @@ impl Histogram {
         Histogram {
             counts: vec![0; BUCKETS],
             total: 0,
+            sum: 0,
             min: u64::MAX,
             max: 0,
         }
@@ -48,6 +50,7 @@ impl Histogram {
     pub(crate) fn record(&mut self, v: u64) {
         self.counts[Self::index(v)] += 1;
         self.total += 1;
+        self.sum = self.sum.saturating_add(v);
         self.min = self.min.min(v);
         self.max = self.max.max(v);
     }
@@ -57,8 +60,14 @@ impl Histogram {
             *a += b;
         }
         self.total += other.total;
+        self.sum = self.sum.saturating_add(other.sum);
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
+    }
+
+    /// The mean of the values recorded (0 when none).
+    pub(crate) fn mean(&self) -> u64 {
+        self.sum.checked_div(self.total).unwrap_or(0)
     }
 
     /// The value at quantile `q` (0..=1): the midpoint of its bucket, within [min,

@@ -40,6 +40,7 @@
 mod args;
 mod calls;
 mod histogram;
+mod loopback;
 mod phase;
 mod report;
 mod targets;

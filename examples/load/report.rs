@@ -48,6 +48,7 @@ impl Row {
             "calls_per_s": self.rate(self.st.calls),
             "bytes": self.st.bytes,
             "mb_per_s": self.rate(self.st.bytes) / 1e6,
+            "mean_us": us(h.mean()),
             "p50_us": us(h.quantile(0.50)),
             "p99_us": us(h.quantile(0.99)),
             "p999_us": us(h.quantile(0.999)),

@@ -134,14 +134,11 @@ pub fn run(seed: u64) -> Result<(), Failed> {
         timing.write,
         began.elapsed()
     );
-    let mid_write = left.get("a temporary file (killed mid-write)");
-    if mid_write < 5 {
-        return Err(format!(
-            "only {mid_write} of {RUNS} kills landed inside a cache write ({left}): the runs did not test what they are for"
-        )
-        .into());
-    }
-    Ok(())
+    Ok(left.require(
+        "a temporary file (killed mid-write)",
+        RUNS,
+        "landed inside a cache write",
+    )?)
 }
 
 /// Three cold starts, each watched from spawn to serving.

@@ -448,6 +448,15 @@ pub fn cache_use(log: &str) -> CacheUse {
     }
 }
 
+/// `Ok` if `holds`; otherwise `what` went wrong, with the end of the server's `log`.
+pub fn ensure(holds: bool, what: &str, log: &str) -> Result<(), String> {
+    if holds {
+        Ok(())
+    } else {
+        Err(format!("{what}:\n{}", tail(log, 10)))
+    }
+}
+
 /// Counts of what the kills left, for the summary line.
 #[derive(Debug, Default)]
 pub struct Tally {
@@ -461,6 +470,19 @@ impl Tally {
 
     pub fn get(&self, what: &str) -> usize {
         self.counts.get(what).copied().unwrap_or_default()
+    }
+
+    /// Fails unless at least 5 of the `runs` kills left `what`: kills that never
+    /// landed where they were aimed (`aim`, e.g. "landed inside a cache write")
+    /// prove nothing.
+    pub fn require(&self, what: &str, runs: usize, aim: &str) -> Result<(), String> {
+        let n = self.get(what);
+        if n < 5 {
+            return Err(format!(
+                "only {n} of {runs} kills {aim} ({self}): the runs did not test what they are for"
+            ));
+        }
+        Ok(())
     }
 }
 

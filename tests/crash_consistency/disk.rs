@@ -251,13 +251,11 @@ pub fn full_disk(_seed: u64) -> Result<(), Failed> {
     // 2. Space again: the next start writes the cache, the one after reads it.
     std::fs::remove_file(&filler).expect("remove the filler");
     let server = restart(&args, &scratch);
-    if !server.stderr().contains("index built and cached") || !cache_complete(&cache) {
-        return Err(format!(
-            "with space again, the start did not write the cache:\n{}",
-            tail(&server.stderr(), 10)
-        )
-        .into());
-    }
+    ensure(
+        server.stderr().contains("index built and cached") && cache_complete(&cache),
+        "with space again, the start did not write the cache",
+        &server.stderr(),
+    )?;
     same(
         "the start with space",
         &answers(&rt, &server, false),
@@ -265,13 +263,11 @@ pub fn full_disk(_seed: u64) -> Result<(), Failed> {
     )?;
     drop(server);
     let server = restart(&args, &scratch);
-    if cache_use(&server.stderr()) != CacheUse::Warm {
-        return Err(format!(
-            "the cache written with space again was not read:\n{}",
-            tail(&server.stderr(), 10)
-        )
-        .into());
-    }
+    ensure(
+        cache_use(&server.stderr()) == CacheUse::Warm,
+        "the cache written with space again was not read",
+        &server.stderr(),
+    )?;
     same("the warm start", &answers(&rt, &server, true), &without)?;
 
     // 3. The disk fills under the running server; then the catalog changes.
@@ -285,20 +281,16 @@ pub fn full_disk(_seed: u64) -> Result<(), Failed> {
         let log = server.stderr();
         log.contains("catalog reloaded") && log.contains("cannot rewrite the index cache")
     });
-    if !reloaded {
-        return Err(format!(
-            "the reload on a full disk did not serve the change and log the failed rewrite:\n{}",
-            tail(&server.stderr(), 10)
-        )
-        .into());
-    }
-    if !server.stderr().contains("No space left on device") {
-        return Err(format!(
-            "the failed rewrite does not say why:\n{}",
-            tail(&server.stderr(), 10)
-        )
-        .into());
-    }
+    ensure(
+        reloaded,
+        "the reload on a full disk did not serve the change and log the failed rewrite",
+        &server.stderr(),
+    )?;
+    ensure(
+        server.stderr().contains("No space left on device"),
+        "the failed rewrite does not say why",
+        &server.stderr(),
+    )?;
     same(
         "the reload on a full disk",
         &answers(&rt, &server, true),
@@ -386,13 +378,11 @@ pub fn read_only(_seed: u64) -> Result<(), Failed> {
     let guard = ReadOnly::new(&cache);
     let args = ["--cache-dir", s(&cache), s(&catalog)];
     let server = restart(&args, &scratch);
-    if cache_use(&server.stderr()) != CacheUse::Warm {
-        return Err(format!(
-            "a valid cache in a read-only directory was not read:\n{}",
-            tail(&server.stderr(), 10)
-        )
-        .into());
-    }
+    ensure(
+        cache_use(&server.stderr()) == CacheUse::Warm,
+        "a valid cache in a read-only directory was not read",
+        &server.stderr(),
+    )?;
     same(
         "a valid read-only cache",
         &answers(&rt, &server, true),

@@ -233,14 +233,11 @@ pub fn run((_registry_program, seed): (PathBuf, u64)) -> Result<(), Failed> {
         timing.removal,
         began.elapsed()
     );
-    let cleaned = left.get("… whose .tmp- the next start removed");
-    if cleaned < 5 {
-        return Err(format!(
-            "only {cleaned} of {RUNS} kills left a .tmp- directory for the next start to remove ({left}): the runs did not test what they are for"
-        )
-        .into());
-    }
-    Ok(())
+    Ok(left.require(
+        "… whose .tmp- the next start removed",
+        RUNS,
+        "left a .tmp- directory for the next start to remove",
+    )?)
 }
 
 /// `&str`s of `args`.

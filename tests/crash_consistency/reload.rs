@@ -142,14 +142,11 @@ pub fn run(seed: u64) -> Result<(), Failed> {
         "reload: {RUNS} kills on {what} (seed {seed}, reload {reload:.0?}, cache write {write:.1?}) in {:.1?}; the kills left {left}; restarts {restarts}",
         began.elapsed()
     );
-    let mid_write = left.get("a temporary file (killed mid-write)");
-    if mid_write < 5 {
-        return Err(format!(
-            "only {mid_write} of {RUNS} kills landed inside the reload's cache write ({left}): the runs did not test what they are for"
-        )
-        .into());
-    }
-    Ok(())
+    Ok(left.require(
+        "a temporary file (killed mid-write)",
+        RUNS,
+        "landed inside the reload's cache write",
+    )?)
 }
 
 /// What is wrong with a restarted server and its cache directory.

@@ -2,7 +2,7 @@
 //! point queries.
 
 use crate::record::Run;
-use crate::rng::Rng;
+use crate::rng::{Rng, Timing as _};
 use crate::status::{MAX_TRANSPARENT_RETRIES, code_name, describe, unprocessed};
 use crate::targets::Targets;
 use fbc_registry::api;

@@ -81,6 +81,8 @@ use crate::client::{Client, ClientState, Dial};
 use crate::histogram::Histogram;
 use crate::record::{Record, Run, round3};
 use crate::rng::Rng;
+#[cfg(test)]
+use crate::rng::Timing as _;
 use crate::targets::{Targets, discover};
 use clap::Parser;
 use fbc_registry::api::registry_client::RegistryClient;
@@ -252,7 +254,7 @@ async fn run(args: Args) -> Result<Value, String> {
             targets: targets.clone(),
             me,
             registry: RegistryClient::new(channel).max_decoding_message_size(MAX_DECODING),
-            rng: Rng(args.seed.wrapping_mul(0x1000_0000_01B3) ^ (i as u64 + 1)),
+            rng: Rng::mix(&[args.seed, i as u64]),
             timeout: args.timeout,
             marker: args.marker_package.clone(),
             transparent_retry: !args.no_transparent_retry,
@@ -376,7 +378,7 @@ mod tests {
 
     #[test]
     fn random_draws_stay_in_range() {
-        let mut rng = Rng(7);
+        let mut rng = Rng::mix(&[7]);
         for _ in 0..1000 {
             assert!(rng.below(3) < 3);
             let j = rng.jitter(Duration::from_secs(10));

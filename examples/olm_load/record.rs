@@ -47,6 +47,15 @@ impl Phase {
         }
     }
 
+    /// A call of `rpc` that took `us` microseconds ended in this phase.
+    pub(crate) fn took(&mut self, rpc: &'static str, us: u64) {
+        self.all.record(us);
+        self.by_rpc
+            .entry(rpc)
+            .or_insert_with(Histogram::new)
+            .record(us);
+    }
+
     pub(crate) fn failed(&self) -> u64 {
         self.failures.values().map(|f| f.count).sum()
     }
@@ -132,11 +141,7 @@ impl Run {
         let mut r = self.lock();
         r.second.record(us);
         if let Some(p) = Self::phase(&mut r) {
-            p.all.record(us);
-            p.by_rpc
-                .entry(rpc)
-                .or_insert_with(Histogram::new)
-                .record(us);
+            p.took(rpc, us);
             p.bytes += bytes as u64;
         }
     }
@@ -153,11 +158,7 @@ impl Run {
         r.second.record(us);
         r.second_failed += 1;
         if let Some(p) = Self::phase(&mut r) {
-            p.all.record(us);
-            p.by_rpc
-                .entry(rpc)
-                .or_insert_with(Histogram::new)
-                .record(us);
+            p.took(rpc, us);
             let f = p.failures.entry((rpc, code)).or_default();
             f.count += 1;
             if f.samples.len() < SAMPLES && !f.samples.contains(&message) {

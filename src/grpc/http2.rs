@@ -20,7 +20,7 @@
 //! its deadline, which drops the call here; grpc-go's server sends nothing of its
 //! own at the deadline either).
 
-use crate::transport::conn::{ConnInfo, ConnState};
+use crate::transport::conn::ConnInfo;
 use crate::transport::limits::{self, TransportLimits};
 use crate::transport::served_io::ServedIo;
 use hyper::body::Incoming;
@@ -36,21 +36,15 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 use tokio_stream::{Stream, StreamExt};
 use tower::ServiceExt;
 
-/// What the server answers with: a request, with the connection's [`ConnInfo`] in
-/// its extensions, to a reply.
-pub trait GrpcService<B>:
-    tower::Service<
-        http::Request<tonic::body::Body>,
-        Response = http::Response<B>,
-        Error = Infallible,
-        Future: Send + 'static,
-    > + Clone
-    + Send
-    + 'static
-{
-}
-
-impl<S, B> GrpcService<B> for S where
+/// Serves every connection `incoming` yields with `service` until `shutdown`
+/// resolves, then as described in the module docs. Each request reaches `service`
+/// with its connection's [`ConnInfo`] in its extensions.
+pub async fn serve<S, B>(
+    incoming: impl Stream<Item = ServedIo>,
+    service: S,
+    limits: TransportLimits,
+    shutdown: impl Future<Output = ()>,
+) where
     S: tower::Service<
             http::Request<tonic::body::Body>,
             Response = http::Response<B>,
@@ -58,19 +52,7 @@ impl<S, B> GrpcService<B> for S where
             Future: Send + 'static,
         > + Clone
         + Send
-        + 'static
-{
-}
-
-/// Serves every connection `incoming` yields with `service` until `shutdown`
-/// resolves, then as described in the module docs.
-pub async fn serve<S, B>(
-    incoming: impl Stream<Item = ServedIo>,
-    service: S,
-    limits: TransportLimits,
-    shutdown: impl Future<Output = ()>,
-) where
-    S: GrpcService<B>,
+        + 'static,
     B: http_body::Body<Data = bytes::Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
@@ -91,7 +73,14 @@ pub async fn serve<S, B>(
                 age: connection_age(age, io.conn().state().id),
                 grace: limits.max_connection_age_grace,
             });
-            let service = with_conn_info(service.clone(), io.conn().state().clone());
+            let info = ConnInfo(io.conn().state().clone());
+            let service = TowerToHyperService::new(service.clone().map_request(
+                move |request: http::Request<Incoming>| {
+                    let mut request = request.map(tonic::body::Body::new);
+                    request.extensions_mut().insert(info.clone());
+                    request
+                },
+            ));
             let connection = builder.serve_connection(TokioIo::new(io), service);
             tokio::spawn(run_connection(connection, age, stop_rx.clone()));
         }
@@ -115,31 +104,6 @@ fn http2_builder(limits: &TransportLimits) -> hyper::server::conn::http2::Builde
         .max_local_error_reset_streams(Some(limits::MAX_LOCAL_ERROR_RESETS))
         .max_header_list_size(limits::MAX_HEADER_LIST_BYTES);
     builder
-}
-
-/// `service` as hyper calls it, each request carrying the connection's state.
-fn with_conn_info<S, B>(
-    service: S,
-    conn: std::sync::Arc<ConnState>,
-) -> TowerToHyperService<
-    impl tower::Service<
-        http::Request<Incoming>,
-        Response = http::Response<B>,
-        Error = Infallible,
-        Future: Send + 'static,
-    > + Clone,
->
-where
-    S: GrpcService<B>,
-{
-    let info = ConnInfo(conn);
-    TowerToHyperService::new(
-        service.map_request(move |request: http::Request<Incoming>| {
-            let mut request = request.map(tonic::body::Body::new);
-            request.extensions_mut().insert(info.clone());
-            request
-        }),
-    )
 }
 
 /// When a connection is sent away, and how long its calls then get.

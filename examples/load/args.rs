@@ -1,5 +1,5 @@
-//! The command line: [`Args`], the [`Rpc`]s it can drive, and the parsers of
-//! loopback addresses and durations.
+//! The command line: [`Args`], the [`Rpc`]s it can drive, and the duration parser
+//! (addresses are checked by [`crate::loopback`]).
 
 use crate::loopback::parse_loopback;
 use clap::{Parser, ValueEnum};

@@ -35,7 +35,8 @@
 //!
 //! Modules: [`args`] (the command line), [`targets`] (discovery), [`calls`] (one
 //! call), [`phase`] (workers and their stats), [`histogram`] (latencies),
-//! [`report`] (table or JSON).
+//! [`report`] (table or JSON), [`loopback`] (the address check); `histogram` and
+//! `loopback` are shared with `olm_load`.
 
 mod args;
 mod calls;

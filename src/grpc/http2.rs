@@ -31,10 +31,10 @@ use std::future::Future;
 use std::pin::pin;
 use std::time::Duration;
 use tokio::sync::watch;
-
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
 use tokio_stream::{Stream, StreamExt};
 use tower::ServiceExt;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Serves every connection `incoming` yields with `service` until `shutdown`
 /// resolves, then as described in the module docs. Each request reaches `service`

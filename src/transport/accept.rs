@@ -20,7 +20,7 @@ pub const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// The most bytes the kernel holds unsent for an HTTP/1.1 connection before a
 /// write waits (`TCP_NOTSENT_LOWAT`), see [`limit_unsent`].
-pub const NOTSENT_LOWAT: u32 = 128 * 1024;
+const NOTSENT_LOWAT: u32 = 128 * 1024;
 
 /// Sets [`NOTSENT_LOWAT`] on an HTTP/1.1 connection. Without it Linux lets the send
 /// buffer grow to megabytes and wakes a refused writer only once a third of it has

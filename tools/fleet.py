@@ -439,10 +439,7 @@ def main():
     age = parse_secs(args.age)
     after = parse_secs(args.after) if args.after else 2 * age
 
-    for path, hint in ((BIN, "cargo build --release --locked"),
-                       (LOAD, "cargo build --release --locked --example olm_load")):
-        if not path.exists():
-            sys.exit(f"fleet: {path} is missing: {hint}")
+    require_binaries("fleet")
     if not shutil.which("haproxy"):
         sys.exit("fleet: haproxy is not installed: apt-get install -y haproxy")
     if not Path(args.catalog).is_dir():
@@ -457,6 +454,14 @@ def main():
     threads = []
     run_then_clean_up(lambda: run(args, age, after, out, tmp, procs, stop, threads),
                       procs, threads, stop, tmp, out, log, join_s=5, load_wait_s=10)
+
+
+def require_binaries(prog):
+    """Exits, saying how to build it, unless the server and olm_load are built."""
+    for path, hint in ((BIN, "cargo build --release --locked"),
+                       (LOAD, "cargo build --release --locked --example olm_load")):
+        if not path.exists():
+            sys.exit(f"{prog}: {path} is missing: {hint}")
 
 
 def run_then_clean_up(body, procs, threads, stop, tmp, out, say, join_s, load_wait_s):

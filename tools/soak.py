@@ -77,11 +77,8 @@ from pathlib import Path
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the tools
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fleet import Proc, free_port, loadavg, parse_secs, provenance, run_then_clean_up  # noqa: E402
-
-ROOT = Path(__file__).resolve().parent.parent
-BIN = ROOT / "target/release/fbc-registry"
-LOAD = ROOT / "target/release/examples/olm_load"
+from fleet import (BIN, LOAD, ROOT, Proc, free_port, loadavg, parse_secs,  # noqa: E402
+                   provenance, require_binaries, run_then_clean_up)
 NAME = "soak"
 MARKER = "soak-marker"
 
@@ -633,10 +630,7 @@ def main():
     if args.quick:
         args.minutes, args.window_minutes = 3, 2
         args.rotate_every, args.storm_every = "1m", "1m"
-    for path, hint in ((BIN, "cargo build --release --locked"),
-                       (LOAD, "cargo build --release --locked --example olm_load")):
-        if not path.exists():
-            sys.exit(f"soak: {path} is missing: {hint}")
+    require_binaries("soak")
     if not shutil.which("openssl"):
         sys.exit("soak: openssl is missing")
     out = Path(args.out or f"/tmp/soak-{time.strftime('%Y%m%d-%H%M%S')}")
